@@ -1,0 +1,168 @@
+// The environment seam: everything a lock algorithm may use, and nothing else.
+//
+// Every lock in include/pvlock/lock/ is a class template over an Env that satisfies
+// `Environment`. The native world (env/native.hpp) runs it on real threads; the simulator
+// (src/sim/guest/sim_env.hpp) runs the very same template on simulated vCPUs. Lock code
+// never knows which world it is in: there is no #ifdef and no world-specific branch.
+//
+// What the seam models, with the kernel primitive it stands for:
+//   Env::atomic<T>           READ_ONCE/WRITE_ONCE/xchg/cmpxchg/atomic_fetch_* on one word.
+//                            Layout-compatible with T, so a lock may view a byte or half-word
+//                            of its 32-bit word (subword_view) as x86 qspinlock does.
+//   Env::cpu(), possible_cpus()   smp_processor_id(), num_possible_cpus().
+//   Env::per_cpu<T>(cpu)     DEFINE_PER_CPU storage; one instance per kernel (per guest VM).
+//   Env::global<T>()         a kernel-global object (e.g. the PV lock hash table).
+//   Env::policies()          boot parameters / compile-time constants of this kernel.
+//   Env::spin_until(...)     every busy-wait loop (smp_cond_load_*, the cpu_relax() loops).
+//   Env::cpu_relax()         one PAUSE (only for loops that do work between relaxes).
+//   Env::vcpu_is_preempted() steal-time "preempted" byte of another vCPU (false on metal).
+//   Env::need_resched()      TIF_NEED_RESCHED of the current CPU.
+//   Env::pv_wait(p, v)       halt this vCPU unless *p != v (kvm_wait); may wake spuriously.
+//   Env::pv_kick(cpu)        KVM_HC_KICK_CPU: unhalt that vCPU (sticky if it is not halted yet).
+//   Env::preempt_disable()/preempt_enable()   as in spin_lock()/spin_unlock().
+//   Env::task, current(), task_cpu(), task_on_cpu()   struct task_struct, current,
+//                            task_cpu(), p->on_cpu.
+//   Env::prepare_block(), block(), wake(task)   set_current_state(TASK_UNINTERRUPTIBLE),
+//                            schedule(), wake_up_process(). block() may return spuriously.
+//   Env::now_ns()            sched_clock() / local_clock().
+//   Env::count(event, n)     lockevent_add(); see env/lock_events.hpp.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+
+#include "pvlock/env/lock_events.hpp"
+#include "pvlock/lock/policy.hpp"
+
+namespace pvlock {
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "pvlock models x86 qspinlock byte layout; little-endian only");
+
+// Outcome of one spin_until() call.
+enum class SpinResult : std::uint8_t {
+  ready,    // cond() became true
+  early,    // the periodic check asked to stop (e.g. pv_wait_early, need_resched)
+  timeout,  // the iteration budget ran out
+};
+
+// A resumable iteration budget: spin_until() consumes from it, so a caller can spin, do
+// something (pv_wait_head_or_lock's cmpxchg), and go on spinning with what is left.
+struct SpinBudget {
+  std::uint64_t iters;
+};
+
+// Which kernel loop a spin belongs to: the simulator attributes spinning CPU time to these
+// symbols (its perf-like profile) and the trace names them. Natively it is ignored.
+enum class SpinSite : std::uint8_t {
+  tas_spin,                 // virt_spin_lock() / test-and-set spinning
+  ticket_spin,
+  mcs_spin,
+  qspinlock_pending,        // pending-bit wait in queued_spin_lock_slowpath
+  qspinlock_node,           // MCS node wait (native)
+  qspinlock_head,           // queue head waiting for owner and pending to clear (native)
+  pv_wait_node,             // PV non-head spin before halting
+  pv_wait_head_or_lock,     // PV head spin before halting
+  qspinlock_next,           // new owner waiting for its successor to link in
+  osq_lock,
+  mutex_spin_on_owner,
+  rwsem_spin_on_owner,
+  other,
+};
+
+inline constexpr const char* spin_site_symbol(SpinSite s) {
+  switch (s) {
+    case SpinSite::tas_spin: return "virt_spin_lock";
+    case SpinSite::ticket_spin: return "ticket_spin_lock";
+    case SpinSite::mcs_spin: return "mcs_spin_lock";
+    case SpinSite::qspinlock_pending: return "queued_spin_lock_slowpath";
+    case SpinSite::qspinlock_node: return "queued_spin_lock_slowpath";
+    case SpinSite::qspinlock_head: return "queued_spin_lock_slowpath";
+    case SpinSite::pv_wait_node: return "pv_wait_node";
+    case SpinSite::pv_wait_head_or_lock: return "pv_wait_head_or_lock";
+    case SpinSite::qspinlock_next: return "queued_spin_lock_slowpath";
+    case SpinSite::osq_lock: return "osq_lock";
+    case SpinSite::mutex_spin_on_owner: return "mutex_spin_on_owner";
+    case SpinSite::rwsem_spin_on_owner: return "rwsem_spin_on_owner";
+    case SpinSite::other: return "spin";
+  }
+  return "spin";
+}
+
+namespace detail {
+struct ProbeState {
+  int x = 0;
+};
+struct AlwaysTrue {
+  bool operator()() const { return true; }
+};
+}  // namespace detail
+
+template <class A, class T>
+concept AtomicOf = requires(A& a, T v, T& expected, std::memory_order mo) {
+  { a.load(mo) } -> std::same_as<T>;
+  a.store(v, mo);
+  { a.exchange(v, mo) } -> std::same_as<T>;
+  { a.compare_exchange(expected, v, mo) } -> std::same_as<bool>;
+  { a.fetch_add(v, mo) } -> std::same_as<T>;
+  { a.fetch_sub(v, mo) } -> std::same_as<T>;
+  { a.fetch_or(v, mo) } -> std::same_as<T>;
+  { a.fetch_and(v, mo) } -> std::same_as<T>;
+};
+
+template <class E>
+concept Environment = requires(int cpu, LockEvent ev, std::uint64_t n, SpinBudget& budget,
+                               typename E::task* t,
+                               typename E::template atomic<std::uint8_t>* byte_ptr) {
+  requires AtomicOf<typename E::template atomic<std::uint8_t>, std::uint8_t>;
+  requires AtomicOf<typename E::template atomic<std::uint16_t>, std::uint16_t>;
+  requires AtomicOf<typename E::template atomic<std::uint32_t>, std::uint32_t>;
+  requires AtomicOf<typename E::template atomic<std::uintptr_t>, std::uintptr_t>;
+  requires sizeof(typename E::template atomic<std::uint32_t>) == sizeof(std::uint32_t);
+
+  { E::cpu() } -> std::same_as<int>;
+  { E::possible_cpus() } -> std::same_as<int>;
+  { E::template per_cpu<detail::ProbeState>(cpu) } -> std::same_as<detail::ProbeState&>;
+  { E::template global<detail::ProbeState>() } -> std::same_as<detail::ProbeState&>;
+  { E::policies() } -> std::same_as<LockPolicies&>;
+
+  {
+    E::spin_until(SpinSite::other, detail::AlwaysTrue{}, budget, 1u, detail::AlwaysTrue{})
+  } -> std::same_as<SpinResult>;
+  E::cpu_relax();
+  { E::vcpu_is_preempted(cpu) } -> std::same_as<bool>;
+  { E::need_resched() } -> std::same_as<bool>;
+  E::pv_wait(byte_ptr, std::uint8_t{0});
+  E::pv_kick(cpu);
+  E::preempt_disable();
+  E::preempt_enable();
+
+  { E::current() } -> std::same_as<typename E::task*>;
+  { E::task_cpu(t) } -> std::same_as<int>;
+  { E::task_on_cpu(t) } -> std::same_as<bool>;
+  E::prepare_block();
+  E::block();
+  E::wake(t);
+
+  { E::now_ns() } -> std::same_as<std::int64_t>;
+  E::count(ev, n);
+};
+
+// A view of the byte or half-word at `byte_offset` inside an Env atomic word, the way x86
+// qspinlock addresses its locked byte, pending byte and 16-bit tail inside one u32.
+// Env atomics are standard-layout wrappers of their value, so this aliasing is the same the
+// kernel's union does; both worlds implement the operations on the real address.
+template <class SubAtomic, class WordAtomic>
+SubAtomic& subword_view(WordAtomic& word, std::size_t byte_offset) {
+  return *reinterpret_cast<SubAtomic*>(reinterpret_cast<unsigned char*>(&word) + byte_offset);
+}
+
+// owner_on_cpu() from include/linux/sched.h: the owner is running and, in a guest, its
+// vCPU is not preempted. Consulted by mutex/rwsem optimistic spinning.
+template <Environment E>
+bool owner_on_cpu(typename E::task* owner) {
+  return E::task_on_cpu(owner) && !E::vcpu_is_preempted(E::task_cpu(owner));
+}
+
+}  // namespace pvlock

@@ -1,0 +1,263 @@
+// The native environment: pvlock's locks on real threads.
+//
+// - A thread is a "CPU": it gets a small id on first use (or an explicit one from
+//   NativeEnv::bind_cpu), released when the thread exits. Ids may exceed the core count;
+//   that is how over-subscription (the userspace twin of vCPUs > pCPUs) is exercised.
+// - per_cpu<T> storage is indexed by that id; bare metal has no preempted vCPUs, so
+//   vcpu_is_preempted() is false.
+// - pv_wait/pv_kick model halt/kick with a per-CPU futex word: a kick sets the CPU's
+//   "unhalted" token and wakes it, a wait returns at once if the token is set (the KVM
+//   pv_unhalted flag makes a kick that arrives before the halt stick the same way).
+// - block/wake use a per-task futex word (TASK_UNINTERRUPTIBLE / wake_up_process).
+#pragma once
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <new>
+
+#include "pvlock/env/environment.hpp"
+#include "pvlock/env/native_atomic.hpp"
+
+namespace pvlock {
+
+namespace native {
+
+inline constexpr int kMaxCpus = 1024;
+
+inline void futex_wait(std::atomic<std::uint32_t>* addr, std::uint32_t val) {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(addr), FUTEX_WAIT_PRIVATE, val, nullptr,
+          nullptr, 0);
+}
+inline void futex_wake(std::atomic<std::uint32_t>* addr, int n) {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(addr), FUTEX_WAKE_PRIVATE, n, nullptr,
+          nullptr, 0);
+}
+
+inline void pause_once() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#else
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+#endif
+}
+
+// Per-CPU objects are padded to whole cache lines so that neighbours never share one,
+// as the kernel's per-CPU areas never do.
+template <class T>
+struct alignas(64) Padded {
+  T value{};
+};
+
+// The native "task_struct": lives in per-CPU storage so a pointer to it stays valid after
+// its thread exits (the kernel keeps a task alive under RCU while spinners look at it).
+struct Task {
+  std::atomic<std::uint32_t> blocked{0};  // 1 = TASK_UNINTERRUPTIBLE, 0 = TASK_RUNNING
+  std::atomic<bool> on_cpu{false};
+  int cpu = -1;
+};
+
+struct HaltSlot {
+  std::atomic<std::uint32_t> unhalted{0};  // pv_unhalted token
+};
+
+struct CounterSlot {
+  std::array<std::atomic<std::uint64_t>, kLockEventCount> v{};
+};
+
+class CpuIds {
+ public:
+  static CpuIds& instance() {
+    static CpuIds ids;
+    return ids;
+  }
+  int acquire() {
+    for (int i = 0; i < kMaxCpus; ++i) {
+      bool expected = false;
+      if (!used_[i].load(std::memory_order_relaxed) &&
+          used_[i].compare_exchange_strong(expected, true)) {
+        bump_high_water(i + 1);
+        return i;
+      }
+    }
+    return -1;
+  }
+  bool acquire_exact(int id) {
+    bool expected = false;
+    if (id < 0 || id >= kMaxCpus || !used_[id].compare_exchange_strong(expected, true))
+      return false;
+    bump_high_water(id + 1);
+    return true;
+  }
+  void release(int id) { used_[id].store(false); }
+  int high_water() const { return high_water_.load(); }
+
+ private:
+  void bump_high_water(int n) {
+    int cur = high_water_.load();
+    while (cur < n && !high_water_.compare_exchange_weak(cur, n)) {
+    }
+  }
+  std::array<std::atomic<bool>, kMaxCpus> used_{};
+  std::atomic<int> high_water_{0};
+};
+
+}  // namespace native
+
+struct NativeEnv {
+  template <class T>
+  using atomic = native::Atomic<T>;
+  using task = native::Task;
+
+  // ---- CPUs and per-CPU data -------------------------------------------------------------
+  static int cpu() {
+    Binding& b = binding();
+    if (b.id < 0) b.attach(native::CpuIds::instance().acquire());
+    return b.id;
+  }
+  // Give the calling thread a fixed CPU id (torture and benchmarks use 0..N-1). Returns
+  // false if the id is taken or out of range.
+  static bool bind_cpu(int id) {
+    Binding& b = binding();
+    if (b.id == id) return true;
+    if (!native::CpuIds::instance().acquire_exact(id)) return false;
+    b.detach();
+    b.attach(id);
+    return true;
+  }
+  static int possible_cpus() { return native::kMaxCpus; }
+  // Highest CPU id handed out so far, plus one.
+  static int online_cpus() { return native::CpuIds::instance().high_water(); }
+
+  template <class T>
+  static T& per_cpu(int cpu) {
+    static std::unique_ptr<native::Padded<T>[]> storage(
+        new native::Padded<T>[native::kMaxCpus]);
+    return storage[cpu].value;
+  }
+  template <class T>
+  static T& global() {
+    static T object{};
+    return object;
+  }
+  static LockPolicies& policies() {
+    static LockPolicies p{};
+    return p;
+  }
+
+  // ---- Spinning --------------------------------------------------------------------------
+  static void cpu_relax() { native::pause_once(); }
+
+  template <class Cond, class Check>
+  static SpinResult spin_until(SpinSite, Cond&& cond, SpinBudget& budget, std::uint32_t period,
+                               Check&& check) {
+    for (std::uint64_t i = 0; budget.iters > 0; ++i, --budget.iters) {
+      if (cond()) return SpinResult::ready;
+      if (period != 0 && i % period == 0 && check()) return SpinResult::early;
+      native::pause_once();
+    }
+    return cond() ? SpinResult::ready : SpinResult::timeout;
+  }
+
+  // Bare metal: no vCPU is ever preempted, and the scheduler tick does not reach us.
+  static bool vcpu_is_preempted(int) { return false; }
+  static bool need_resched() { return false; }
+  static void preempt_disable() {}
+  static void preempt_enable() {}
+
+  // ---- Halt / kick -----------------------------------------------------------------------
+  static void pv_wait(atomic<std::uint8_t>* ptr, std::uint8_t val) {
+    auto& slot = per_cpu<native::HaltSlot>(cpu());
+    // A pending kick makes the halt return at once (pv_unhalted), consuming it.
+    if (slot.unhalted.exchange(0, std::memory_order_acq_rel) != 0) return;
+    if (ptr->load(std::memory_order_acquire) != val) return;
+    task* t = current();
+    t->on_cpu.store(false, std::memory_order_relaxed);
+    native::futex_wait(&slot.unhalted, 0);
+    t->on_cpu.store(true, std::memory_order_relaxed);
+    slot.unhalted.store(0, std::memory_order_release);
+  }
+  static void pv_kick(int cpu) {
+    auto& slot = per_cpu<native::HaltSlot>(cpu);
+    slot.unhalted.store(1, std::memory_order_release);
+    native::futex_wake(&slot.unhalted, 1);
+  }
+
+  // ---- Tasks -----------------------------------------------------------------------------
+  static task* current() {
+    int id = cpu();
+    return &per_cpu<native::Task>(id);
+  }
+  static int task_cpu(task* t) { return t->cpu; }
+  static bool task_on_cpu(task* t) { return t->on_cpu.load(std::memory_order_relaxed); }
+  static void prepare_block() { current()->blocked.store(1, std::memory_order_seq_cst); }
+  static void block() {
+    task* t = current();
+    if (t->blocked.load(std::memory_order_acquire) == 0) return;
+    t->on_cpu.store(false, std::memory_order_relaxed);
+    native::futex_wait(&t->blocked, 1);
+    t->on_cpu.store(true, std::memory_order_relaxed);
+  }
+  static void wake(task* t) {
+    if (t->blocked.exchange(0, std::memory_order_acq_rel) != 0) native::futex_wake(&t->blocked, 1);
+  }
+
+  // ---- Time and counters -----------------------------------------------------------------
+  static std::int64_t now_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+  }
+  static void count(LockEvent e, std::uint64_t n = 1) {
+    auto& c = per_cpu<native::CounterSlot>(cpu()).v[static_cast<std::size_t>(e)];
+    c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+  static LockEventCounts read_counters() {
+    LockEventCounts out;
+    int n = online_cpus();
+    for (int c = 0; c < n; ++c)
+      for (std::size_t i = 0; i < kLockEventCount; ++i)
+        out.v[i] += per_cpu<native::CounterSlot>(c).v[i].load(std::memory_order_relaxed);
+    return out;
+  }
+  static void reset_counters() {
+    for (int c = 0; c < online_cpus(); ++c)
+      for (auto& x : per_cpu<native::CounterSlot>(c).v) x.store(0, std::memory_order_relaxed);
+  }
+
+ private:
+  struct Binding {
+    int id = -1;
+    void attach(int new_id) {
+      id = new_id;
+      if (id < 0) return;  // more than kMaxCpus live threads: cpu() will return -1
+      task& t = per_cpu<native::Task>(id);
+      t.cpu = id;
+      t.blocked.store(0);
+      t.on_cpu.store(true);
+    }
+    void detach() {
+      if (id < 0) return;
+      per_cpu<native::Task>(id).on_cpu.store(false);
+      native::CpuIds::instance().release(id);
+      id = -1;
+    }
+    ~Binding() { detach(); }
+  };
+  static Binding& binding() {
+    thread_local Binding b;
+    return b;
+  }
+};
+
+static_assert(Environment<NativeEnv>);
+
+}  // namespace pvlock

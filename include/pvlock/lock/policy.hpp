@@ -1,0 +1,55 @@
+// Lock policy knobs: the constants and boot parameters of kernel/locking that the seeds
+// argue about, gathered in one plain struct. A world holds one LockPolicies per "kernel"
+// (natively: the process; in the simulator: each guest VM), returned by Env::policies().
+// Kernel constants are compile-time there; here they are runtime values so that a sweep can
+// vary them without a rebuild.
+#pragma once
+
+#include <cstdint>
+
+namespace pvlock {
+
+// pv_wait_early() rule in qspinlock_paravirt.h.
+enum class WaitEarlyRule : std::uint8_t {
+  prev_halted,               // upstream since 89340d0935c9 (seed 000, the revert)
+  prev_halted_or_preempted,  // 75437bb304b2 (2017): also leave when vcpu_is_preempted(prev)
+  never,                     // no early wait at all (ablation)
+};
+
+struct QspinlockPolicy {
+  // _Q_PENDING_LOOPS: how long the pending path re-reads a pending-only word (x86: 1 << 9).
+  std::uint32_t pending_loops = 1u << 9;
+  // SPIN_THRESHOLD: cpu_relax() iterations before a PV waiter halts (x86: 1 << 15).
+  std::uint32_t spin_threshold = 1u << 15;
+  // PV_PREV_CHECK_MASK: pv_wait_early() looks at prev every (mask + 1) iterations.
+  std::uint32_t prev_check_mask = 0xff;
+  WaitEarlyRule wait_early = WaitEarlyRule::prev_halted;
+  // pv_hybrid_queued_unfair_trylock (11752adb): steal while the queue head is not spinning.
+  bool hybrid_stealing = true;
+  // virt_spin_lock_key: the native slow path becomes test-and-set (seed 002's novirtspin
+  // turns this off). Only consulted by the native (non-PV) qspinlock.
+  bool virt_spin_lock = false;
+};
+
+struct OsqPolicy {
+  // Seed 003: leave the OSQ when the predecessor's vCPU is preempted
+  // (vcpu_is_preempted(node_cpu(node->prev))). need_resched() always ends the spin.
+  bool break_on_prev_preempted = true;
+};
+
+struct OwnerSpinPolicy {
+  // How often mutex_spin_on_owner / rwsem_spin_on_owner consult vcpu_is_preempted(owner cpu):
+  // 1 = every iteration (upstream), 256 = seed 004's rejected "once every 256 iterations".
+  std::uint32_t preempt_check_period = 1;
+  // Mutex/rwsem optimistic spinning at all (CONFIG_MUTEX_SPIN_ON_OWNER /
+  // CONFIG_RWSEM_SPIN_ON_OWNER).
+  bool spin_on_owner = true;
+};
+
+struct LockPolicies {
+  QspinlockPolicy qspinlock;
+  OsqPolicy osq;
+  OwnerSpinPolicy owner_spin;
+};
+
+}  // namespace pvlock

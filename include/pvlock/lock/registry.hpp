@@ -1,0 +1,69 @@
+// Every lock pvlock offers, by name, for any world. Tools (torture, bench, the simulator's
+// guest configuration) look locks up here and get back the lock *type* for their Env, so a
+// lock is written once and listed once.
+//
+// Adding a lock: write include/pvlock/lock/<name>.hpp as a template over Env, then add one
+// line to for_each_lock() below.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "pvlock/env/environment.hpp"
+#include "pvlock/lock/busted.hpp"
+#include "pvlock/lock/mcs.hpp"
+#include "pvlock/lock/tas.hpp"
+#include "pvlock/lock/ticket.hpp"
+
+namespace pvlock {
+
+enum class LockKind {
+  spin,      // spinlock: waiters never sleep (may halt their vCPU with PV)
+  sleeping,  // mutex: spin then sleep
+  rw,        // reader-writer: lock()/unlock() exclusive, lock_shared()/unlock_shared()
+};
+
+struct LockInfo {
+  std::string_view name;
+  LockKind kind;
+  std::string_view description;
+  std::vector<std::string_view> knobs;  // names from knobs.hpp that change its behaviour
+  bool negative_control = false;        // busted: expected to fail torture
+};
+
+// Calls f.template operator()<LockType>(const LockInfo&) for every lock.
+template <Environment Env, class F>
+void for_each_lock(F&& f) {
+  f.template operator()<TasLock<Env>>(LockInfo{
+      "tas", LockKind::spin,
+      "test-and-test-and-set; the kernel's virt_spin_lock() fallback (unfair, no queue)", {}});
+  f.template operator()<TicketLock<Env>>(LockInfo{
+      "ticket", LockKind::spin, "ticket spinlock (pre-qspinlock x86 Linux); strict FIFO", {}});
+  f.template operator()<McsLock<Env>>(LockInfo{
+      "mcs", LockKind::spin, "MCS queue lock; local spinning, strict FIFO", {}});
+  f.template operator()<BustedLock<Env>>(LockInfo{
+      "busted", LockKind::spin, "no exclusion at all: locktorture's lock_busted, must FAIL", {},
+      true});
+}
+
+// Calls f.template operator()<LockType>(info) for the lock called `name`; false if none.
+template <Environment Env, class F>
+bool with_lock(std::string_view name, F&& f) {
+  bool found = false;
+  for_each_lock<Env>([&]<class L>(const LockInfo& info) {
+    if (!found && info.name == name) {
+      found = true;
+      f.template operator()<L>(info);
+    }
+  });
+  return found;
+}
+
+template <Environment Env>
+std::vector<LockInfo> lock_infos() {
+  std::vector<LockInfo> out;
+  for_each_lock<Env>([&]<class L>(const LockInfo& info) { out.push_back(info); });
+  return out;
+}
+
+}  // namespace pvlock

@@ -1,0 +1,122 @@
+// `pvlock torture`: locktorture-style stress of one lock (see native/torture.hpp).
+#include <fmt/core.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "native/torture.hpp"
+#include "pvlock/env/native.hpp"
+#include "pvlock/lock/knobs.hpp"
+#include "pvlock/lock/registry.hpp"
+#include "report/counters_json.hpp"
+
+namespace pvlock::cli {
+namespace {
+
+struct TortureArgs {
+  std::string lock;
+  std::string world = "native";
+  int threads = -1;
+  int readers = 0;
+  double duration = 5.0;
+  long long hold_ns = 0;
+  unsigned long long seed = 1;
+  bool json = false;
+  std::vector<std::string> sets;
+};
+
+std::string lock_names() {
+  std::string names;
+  for (const LockInfo& i : lock_infos<NativeEnv>()) names += (names.empty() ? "" : ", ") + std::string(i.name);
+  return names;
+}
+
+nlohmann::ordered_json to_json(const native::TortureResult& r) {
+  nlohmann::ordered_json j;
+  j["lock"] = r.lock;
+  j["world"] = "native";
+  j["threads"] = r.threads;
+  j["readers"] = r.readers;
+  j["duration_s"] = r.duration_s;
+  j["acquisitions"] = r.acquisitions;
+  j["read_acquisitions"] = r.read_acquisitions;
+  j["violations"] = r.violations;
+  j["per_thread"] = {{"min", r.min_per_thread}, {"max", r.max_per_thread}};
+  j["starvation"] = r.starvation;
+  j["max_wait_ns"] = r.max_wait_ns;
+  j["stuck"] = r.stuck;
+  j["verdict"] = r.success() ? "SUCCESS" : "FAILURE";
+  j["counters"] = report::counters_json(r.counters);
+  return j;
+}
+
+void print_text(const native::TortureResult& r) {
+  fmt::print("{}-torture ({} writers, {} readers, {:.1f} s, native):\n", r.lock, r.threads,
+             r.readers, r.duration_s);
+  fmt::print("Writes:  Total: {}  Max/Min: {}/{} {}  Fail: {}\n", r.acquisitions,
+             r.max_per_thread, r.min_per_thread, r.starvation ? "???" : "", r.violations);
+  if (r.readers > 0) fmt::print("Reads :  Total: {}\n", r.read_acquisitions);
+  fmt::print("Max wait: {:.3f} ms\n", static_cast<double>(r.max_wait_ns) / 1e6);
+  std::string nonzero;
+  for (std::size_t i = 0; i < kLockEventCount; ++i)
+    if (r.counters.v[i] != 0) nonzero += fmt::format(" {}={}", kLockEventNames[i], r.counters.v[i]);
+  if (!nonzero.empty()) fmt::print("Counters:{}\n", nonzero);
+  if (r.stuck) fmt::print("!!! threads did not stop: a lock is stuck (lost wake-up?)\n");
+  fmt::print("--- {}-torture: {}{}\n", r.lock, r.success() ? "SUCCESS" : "FAILURE",
+             r.success() ? "" : " !!!");
+}
+
+}  // namespace
+
+void register_torture(CLI::App& app, Action& action) {
+  auto args = std::make_shared<TortureArgs>();
+  auto* cmd = app.add_subcommand("torture", "locktorture-style stress test of one lock");
+  cmd->add_option("--lock", args->lock, "Lock name (see `pvlock locks`)")->required();
+  cmd->add_option("--world", args->world, "native (real threads) or sim (simulated machine)");
+  cmd->add_option("--threads", args->threads, "Writer threads (default: 2 x hardware threads)");
+  cmd->add_option("--readers", args->readers, "Reader threads (rw locks only)");
+  cmd->add_option("--duration", args->duration, "Seconds to run");
+  cmd->add_option("--hold-ns", args->hold_ns, "Busy-wait inside each critical section (ns)");
+  cmd->add_option("--seed", args->seed, "Random seed");
+  cmd->add_option("--set", args->sets, "Policy knob name=value (repeatable; see `pvlock locks`)");
+  cmd->add_flag("--json", args->json, "Print one JSON object");
+  cmd->callback([args, &action] {
+    action = [args] {
+      const TortureArgs& a = *args;
+      bool known = false;
+      for (const LockInfo& i : lock_infos<NativeEnv>()) known = known || i.name == a.lock;
+      if (!known) throw UsageError("unknown lock '" + a.lock + "'; valid locks: " + lock_names());
+      if (a.world != "native")
+        throw UsageError("--world: '" + a.world + "' is not available; valid: native");
+      if (a.threads == 0 || a.threads < -1 || a.threads > 512)
+        throw UsageError("--threads: must be between 1 and 512, got " + std::to_string(a.threads));
+      if (a.readers < 0 || a.readers > 512)
+        throw UsageError("--readers: must be between 0 and 512, got " + std::to_string(a.readers));
+      if (!(a.duration > 0) || a.duration > 86400)
+        throw UsageError("--duration: must be > 0 and <= 86400 seconds, got " +
+                         std::to_string(a.duration));
+      if (a.hold_ns < 0) throw UsageError("--hold-ns: must be >= 0");
+      native::TortureOptions o;
+      o.lock = a.lock;
+      o.threads = a.threads < 0 ? 0 : a.threads;
+      o.readers = a.readers;
+      o.duration_s = a.duration;
+      o.hold_ns = a.hold_ns;
+      o.seed = a.seed;
+      for (const std::string& kv : a.sets)
+        if (auto err = apply_knob_assignment(o.policies, kv)) throw UsageError("--set: " + *err);
+      const native::TortureResult r = native::run_torture(o);
+      if (a.json) fmt::print("{}\n", to_json(r).dump(2));
+      else print_text(r);
+      std::fflush(stdout);
+      // Stuck workers cannot be joined: leave without running static destructors.
+      if (r.stuck) std::_Exit(kExitStuck);
+      return r.success() ? kExitOk : kExitFailed;
+    };
+  });
+}
+
+}  // namespace pvlock::cli
