@@ -10,6 +10,7 @@
 
 namespace pvlock::cli {
 
+namespace {
 void register_locks(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("locks", "List every lock and every policy knob");
   auto names_only = std::make_shared<bool>(false);
@@ -43,5 +44,9 @@ void register_locks(CLI::App& app, Action& action) {
     };
   });
 }
+
+}  // namespace
+
+static const CommandRegistration kRegistration{10, register_locks};
 
 }  // namespace pvlock::cli

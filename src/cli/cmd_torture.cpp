@@ -71,6 +71,7 @@ void print_text(const native::TortureResult& r) {
 
 }  // namespace
 
+namespace {
 void register_torture(CLI::App& app, Action& action) {
   auto args = std::make_shared<TortureArgs>();
   auto* cmd = app.add_subcommand("torture", "locktorture-style stress test of one lock");
@@ -118,5 +119,9 @@ void register_torture(CLI::App& app, Action& action) {
     };
   });
 }
+
+}  // namespace
+
+static const CommandRegistration kRegistration{20, register_torture};
 
 }  // namespace pvlock::cli

@@ -5,6 +5,9 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <stdexcept>
+#include <utility>
+#include <vector>
 
 namespace pvlock::cli {
 
@@ -18,9 +21,17 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Each registrar adds one subcommand and stores the action to run if it is selected.
+// Each subcommand file defines a registrar that adds its subcommand to the app and, in the
+// subcommand's callback, stores the action to run. Files register themselves with a static
+// CommandRegistration, so adding a subcommand is adding one cmd_<name>.cpp.
 using Action = std::function<int()>;
-void register_locks(CLI::App& app, Action& action);
-void register_torture(CLI::App& app, Action& action);
+using Registrar = void (*)(CLI::App& app, Action& action);
+
+std::vector<std::pair<int, Registrar>>& command_registry();
+
+struct CommandRegistration {
+  // `order` sorts subcommands in --help.
+  CommandRegistration(int order, Registrar r) { command_registry().emplace_back(order, r); }
+};
 
 }  // namespace pvlock::cli

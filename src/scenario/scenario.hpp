@@ -1,0 +1,162 @@
+// A validated simulation scenario: what `pvlock run SCENARIO.toml` simulates.
+//
+// TOML layout (all times in ns unless the key says otherwise):
+//
+//   [run]      duration_ms, warmup_ms, seed
+//   [machine]  sockets, cores_per_socket, threads_per_core           (physical CPUs)
+//   [costs]    cache, PAUSE, exit, IPI, wake and switch costs (defaults: costs.md skylake-2s)
+//   [host]     optional; absent = bare metal. scheduler = "cfs" | "eevdf", slices, stress_threads
+//   [host.kvm] kick_boost, irq_boost, ple_*, halt_poll_*, preempted_on_every_put, pv_unhalt
+//   [[vm]]     name, count, vcpus, placement = "floating" | "pinned",
+//              [vm.guest] lock + knobs, [vm.workload] type + parameters
+//
+// A bare-metal scenario has no [host] and no [[vm]]: it has top-level [guest] and
+// [workload] sections and one OS runs directly on all machine CPUs. Internally it becomes a
+// single VmSpec with vcpus = machine CPUs, pinned, and `bare_metal = true`.
+//
+// The parser (scenario/parse.hpp) reports every error as "FILE:LINE:COL: key.path: message"
+// (or "--set key.path=value: message" for command-line overrides).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "pvlock/lock/policy.hpp"
+
+namespace pvlock::scenario {
+
+// Where a value came from, for error messages raised after parsing (e.g. by a workload
+// validating its parameters).
+struct SourceRef {
+  std::string file;  // scenario path, or "--set"
+  int line = 0;
+  int column = 0;
+  std::string key_path;  // e.g. "vm[0].workload.hold_ns"
+};
+
+// A random duration: a constant, or a distribution table
+//   { dist = "const" | "uniform" | "normal" | "exp", mean = ..., cv = ..., min = ..., max = ... }
+// normal: mean and coefficient of variation (clamped at 0); uniform: min..max; exp: mean.
+struct Dist {
+  enum class Kind { constant, uniform, normal, exponential } kind = Kind::constant;
+  double mean = 0;  // constant value / mean
+  double cv = 0;    // normal only
+  double min = 0;   // uniform only
+  double max = 0;   // uniform only
+};
+
+// A workload parameter as written; the workload validates its own keys (see Workload
+// factories), using the SourceRef for its errors.
+using ParamValue = std::variant<bool, std::int64_t, double, std::string, Dist>;
+struct Param {
+  ParamValue value;
+  SourceRef where;
+};
+
+struct WorkloadSpec {
+  std::string type;  // "lockloop", "torture", "ebizzy", "lock2", "messaging", "fio"
+  SourceRef where;   // of the [workload] table itself
+  std::map<std::string, Param> params;  // every other key of the table
+};
+
+struct GuestSpec {
+  std::string lock_name = "auto";  // as written: auto|qspinlock|pvqspinlock|tas|ticket|mcs|...
+  LockPolicies policies{};         // knob keys of [guest], same names as `--set` knobs
+  double vcpu_is_preempted_ns = 2;  // cost of one call (seed 004: ~8 plain, ~30 thunk)
+  bool pv_tlb_flush = false;        // KVM PV TLB flush: skip preempted shootdown targets
+  bool nopvspin = false;            // guest boot parameter: native qspinlock even with PV
+  bool realtime_hint = false;       // KVM_HINTS_REALTIME (dedicated pCPUs)
+  std::int64_t tick_ns = 4'000'000; // guest HZ=250
+  std::int64_t sched_slice_ns = 3'000'000;  // guest CFS slice between tasks of one vCPU
+};
+
+struct VmSpec {
+  std::string name = "vm";
+  int count = 1;  // identical copies, named name0, name1, ... when count > 1
+  int vcpus = 1;
+  enum class Placement { floating, pinned } placement = Placement::floating;
+  GuestSpec guest;
+  WorkloadSpec workload;
+  SourceRef where;
+};
+
+struct MachineSpec {
+  int sockets = 1;
+  int cores_per_socket = 4;
+  int threads_per_core = 1;
+  int cpus() const { return sockets * cores_per_socket * threads_per_core; }
+};
+
+// Costs in ns. Defaults: ../shared/research/costs.md, profile `skylake-2s`; the comment on
+// each says M (measured), V (vendor/kernel constant), E (estimate).
+struct Costs {
+  double pause_ns = 50;             // PAUSE, 140 cycles at 2.8 GHz [V/M]
+  double l1_hit_ns = 1.6;           // [M]
+  double xfer_smt_ns = 7.5;         // line transfer between SMT siblings [M]
+  double xfer_socket_ns = 47;       // same socket [M]
+  double xfer_remote_ns = 134;      // cross socket [M]
+  double atomic_local_ns = 7;       // uncontended lock xadd/cmpxchg on an owned line [M]
+  double vmexit_ns = 620;           // handled exit round trip (vmcall/cpuid class) [M]
+  double hypercall_ns = 620;        // vmcall [M]
+  double kick_send_ns = 300;        // kvm_vcpu_kick on top of the hypercall [E]
+  double hlt_exit_ns = 700;         // HLT exit before poll/block [E]
+  double ipi_send_ns = 700;         // x2APIC ICR write exit on the sender [E]
+  double ipi_handle_ns = 1000;      // guest IPI handler on the target (with injection) [M->]
+  double posted_intr_ns = 300;      // delivery to a running vCPU [E]
+  double host_wake_idle_ns = 6000;  // kick -> vCPU running, pCPU idle [E]
+  double host_wake_polling_ns = 800;  // vCPU still halt-polling [E]
+  double vcpu_switch_ns = 3000;     // host switch between two vCPU threads [E]
+  double guest_ctx_switch_ns = 1400;  // guest task switch incl. syscall [M->]
+  double guest_wake_ns = 1500;      // try_to_wake_up on the waker (runqueue lock, enqueue) [E]
+};
+
+struct HostSpec {
+  enum class Scheduler { cfs, eevdf } scheduler = Scheduler::cfs;
+  // CFS as the seeds' hosts ran it (4.19-5.4, >= 8 CPUs): costs.md §7 [V].
+  std::int64_t sched_latency_ns = 24'000'000;
+  std::int64_t min_granularity_ns = 3'000'000;
+  std::int64_t wakeup_granularity_ns = 4'000'000;
+  std::int64_t eevdf_base_slice_ns = 3'000'000;
+  std::int64_t tick_ns = 1'000'000;  // host HZ=1000
+  std::int64_t balance_interval_ns = 4'000'000;
+  int stress_threads = 0;  // extra CPU-bound host threads (stress --cpu N)
+  struct Kvm {
+    bool pv_unhalt = true;      // KVM_FEATURE_PV_UNHALT offered
+    bool steal_time = true;     // KVM_FEATURE_STEAL_TIME (vcpu_is_preempted works)
+    bool kick_boost = false;    // seed 001: yield_to the kicked vCPU
+    bool irq_boost = false;     // d73eb57b80b: vCPUs with pending interrupts count as ready
+    bool ple = true;
+    std::int64_t ple_window_cycles = 4096;
+    std::int64_t ple_window_grow = 2;
+    std::int64_t ple_window_max_cycles = 1'000'000'000;
+    double cycles_per_ns = 2.8;
+    std::int64_t halt_poll_ns = 200'000;  // max; 0 disables halt polling
+    std::int64_t halt_poll_grow = 2;
+    std::int64_t halt_poll_grow_start_ns = 10'000;
+    std::int64_t halt_poll_shrink = 0;  // 0 = reset to 0
+    bool preempted_on_every_put = false;  // hosts before 54aa83c90198 (2022)
+  } kvm;
+};
+
+struct RunSpec {
+  double duration_ms = 100;
+  double warmup_ms = 10;
+  std::uint64_t seed = 1;
+};
+
+struct Scenario {
+  std::string path;
+  std::string name;  // file stem
+  RunSpec run;
+  MachineSpec machine;
+  Costs costs;
+  std::optional<HostSpec> host;  // nullopt = bare metal
+  bool bare_metal() const { return !host.has_value(); }
+  std::vector<VmSpec> vms;  // as written; a VmSpec with count = k stands for k identical VMs
+};
+
+}  // namespace pvlock::scenario
