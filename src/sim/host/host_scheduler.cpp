@@ -1,0 +1,358 @@
+#include "sim/host/host_scheduler.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace pvlock::sim::host {
+
+HostScheduler::HostScheduler(const scenario::HostSpec& spec, Topology topo, Listener& listener)
+    : spec_(spec), topo_(std::move(topo)), listener_(listener) {
+  rqs_.resize(static_cast<std::size_t>(topo_.pcpus));
+  if (topo_.socket_of.size() != static_cast<std::size_t>(topo_.pcpus))
+    topo_.socket_of.assign(static_cast<std::size_t>(topo_.pcpus), 0);
+}
+
+ThreadId HostScheduler::add_thread(int home_pcpu, bool pinned) {
+  Thread th;
+  th.pcpu = home_pcpu;
+  th.pinned = pinned;
+  th.state = State::queued;
+  threads_.push_back(th);
+  const ThreadId id = static_cast<ThreadId>(threads_.size() - 1);
+  RunQueue& q = rq(home_pcpu);
+  q.queued.reserve(threads_.size());
+  threads_.back().vruntime = q.min_vruntime;
+  threads_.back().deadline = q.min_vruntime + spec_.eevdf_base_slice_ns;
+  q.queued.push_back(id);
+  return id;
+}
+
+void HostScheduler::start(std::int64_t now) {
+  // Every run queue may later hold every thread: reserve once, never allocate again.
+  for (RunQueue& q : rqs_) q.queued.reserve(threads_.size());
+  for (int p = 0; p < topo_.pcpus; ++p) schedule(p, now);
+}
+
+int HostScheduler::nr_running(int pcpu) const {
+  const RunQueue& q = rq(pcpu);
+  return static_cast<int>(q.queued.size()) + (q.curr != kIdle ? 1 : 0);
+}
+
+void HostScheduler::update_curr(int pcpu, std::int64_t now) {
+  RunQueue& q = rq(pcpu);
+  if (q.curr == kIdle) return;
+  Thread& th = threads_[idx(q.curr)];
+  const std::int64_t delta = now - th.exec_start;
+  if (delta <= 0) return;
+  th.exec_start = now;
+  th.sum_exec += delta;
+  th.vruntime += delta;  // nice 0: virtual time advances at wall-clock rate
+  update_min_vruntime(q);
+}
+
+void HostScheduler::update_min_vruntime(RunQueue& q) {
+  std::int64_t v = std::numeric_limits<std::int64_t>::max();
+  if (q.curr != kIdle) v = threads_[idx(q.curr)].vruntime;
+  for (ThreadId t : q.queued) v = std::min(v, threads_[idx(t)].vruntime);
+  if (v != std::numeric_limits<std::int64_t>::max()) q.min_vruntime = std::max(q.min_vruntime, v);
+}
+
+std::int64_t HostScheduler::sched_slice(const RunQueue& q) const {
+  if (spec_.scheduler == scenario::HostSpec::Scheduler::eevdf) return spec_.eevdf_base_slice_ns;
+  // __sched_period(): the latency target, stretched once more than sched_nr_latency
+  // (= latency / min_granularity) threads share the CPU; equal weights split it evenly.
+  const std::int64_t nr = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(q.queued.size()) + (q.curr != kIdle ? 1 : 0));
+  const std::int64_t nr_latency = std::max<std::int64_t>(
+      1, spec_.sched_latency_ns / std::max<std::int64_t>(1, spec_.min_granularity_ns));
+  const std::int64_t period =
+      nr > nr_latency ? nr * spec_.min_granularity_ns : spec_.sched_latency_ns;
+  return period / nr;
+}
+
+std::int64_t HostScheduler::avg_vruntime(const RunQueue& q) const {
+  std::int64_t sum = 0;
+  std::int64_t n = 0;
+  if (q.curr != kIdle) sum += threads_[idx(q.curr)].vruntime - q.min_vruntime, ++n;
+  for (ThreadId t : q.queued) sum += threads_[idx(t)].vruntime - q.min_vruntime, ++n;
+  return n == 0 ? q.min_vruntime : q.min_vruntime + sum / n;
+}
+
+void HostScheduler::place_on_wake(Thread& th, const RunQueue& q) {
+  if (spec_.scheduler == scenario::HostSpec::Scheduler::eevdf) {
+    // Lag is forgotten over a sleep of this length (simplification of place_entity's lag
+    // scaling): the woken thread starts at the average, with a fresh deadline.
+    th.vruntime = avg_vruntime(q);
+    th.deadline = th.vruntime + spec_.eevdf_base_slice_ns;
+    return;
+  }
+  // place_entity(): a sleeper gets credit of up to half the latency target
+  // (GENTLE_FAIR_SLEEPERS), but never goes back in time.
+  th.vruntime = std::max(th.vruntime, q.min_vruntime - spec_.sched_latency_ns / 2);
+}
+
+void HostScheduler::enqueue(int pcpu, ThreadId t) {
+  RunQueue& q = rq(pcpu);
+  threads_[idx(t)].state = State::queued;
+  threads_[idx(t)].pcpu = pcpu;
+  q.queued.push_back(t);
+}
+
+void HostScheduler::dequeue(int pcpu, ThreadId t) {
+  RunQueue& q = rq(pcpu);
+  auto it = std::find(q.queued.begin(), q.queued.end(), t);
+  if (it != q.queued.end()) q.queued.erase(it);
+  if (q.next_buddy == t) q.next_buddy = kIdle;
+  if (q.skip_buddy == t) q.skip_buddy = kIdle;
+}
+
+int HostScheduler::wakeup_preempt_entity(ThreadId curr, ThreadId se) const {
+  const std::int64_t vdiff = threads_[idx(curr)].vruntime - threads_[idx(se)].vruntime;
+  if (vdiff <= 0) return -1;
+  return vdiff > spec_.wakeup_granularity_ns ? 1 : 0;
+}
+
+ThreadId HostScheduler::pick_next(int pcpu) {
+  RunQueue& q = rq(pcpu);
+  if (q.queued.empty()) return kIdle;
+  auto lower = [&](ThreadId a, ThreadId b) {
+    const Thread& x = threads_[idx(a)];
+    const Thread& y = threads_[idx(b)];
+    return x.vruntime != y.vruntime ? x.vruntime < y.vruntime : a < b;
+  };
+  ThreadId se = kIdle;
+  if (spec_.scheduler == scenario::HostSpec::Scheduler::eevdf) {
+    // pick_eevdf(): among eligible threads (vruntime <= average), earliest deadline.
+    const std::int64_t avg = avg_vruntime(q);
+    if (q.next_buddy != kIdle && threads_[idx(q.next_buddy)].vruntime <= avg) se = q.next_buddy;
+    for (ThreadId t : q.queued) {
+      if (se != kIdle && se == q.next_buddy) break;
+      const Thread& th = threads_[idx(t)];
+      if (th.vruntime > avg) continue;
+      if (se == kIdle || th.deadline < threads_[idx(se)].deadline ||
+          (th.deadline == threads_[idx(se)].deadline && t < se))
+        se = t;
+    }
+    if (se == kIdle) se = *std::min_element(q.queued.begin(), q.queued.end(), lower);
+  } else {
+    // pick_next_entity(): leftmost, unless it is the skip buddy (a yielder) and the second
+    // is close enough, or the next buddy (a yield_to target) is close enough.
+    const ThreadId left = *std::min_element(q.queued.begin(), q.queued.end(), lower);
+    se = left;
+    if (q.skip_buddy == left) {
+      ThreadId second = kIdle;
+      for (ThreadId t : q.queued)
+        if (t != left && (second == kIdle || lower(t, second))) second = t;
+      if (second != kIdle && wakeup_preempt_entity(second, left) < 1) se = second;
+    }
+    if (q.next_buddy != kIdle && q.next_buddy != se &&
+        std::find(q.queued.begin(), q.queued.end(), q.next_buddy) != q.queued.end() &&
+        wakeup_preempt_entity(q.next_buddy, left) < 1)
+      se = q.next_buddy;
+  }
+  q.next_buddy = kIdle;
+  q.skip_buddy = kIdle;
+  dequeue(pcpu, se);
+  return se;
+}
+
+void HostScheduler::schedule(int pcpu, std::int64_t now) {
+  RunQueue& q = rq(pcpu);
+  update_curr(pcpu, now);
+  const ThreadId prev = q.curr;
+  bool prev_runnable = false;
+  if (prev != kIdle) {
+    Thread& p = threads_[idx(prev)];
+    if (p.state == State::running) {
+      prev_runnable = true;
+      p.state = State::queued;
+      q.queued.push_back(prev);
+    }
+  }
+  q.curr = kIdle;
+  ThreadId next = pick_next(pcpu);
+  if (next == kIdle && pull_one(pcpu, now)) next = pick_next(pcpu);
+  if (next != kIdle) {
+    Thread& n = threads_[idx(next)];
+    n.state = State::running;
+    n.exec_start = now;
+    n.prev_sum_exec = n.sum_exec;
+    q.curr = next;
+  }
+  if (next != prev) {
+    ++switches_;
+    listener_.on_switch(pcpu, prev, next, prev_runnable, now);
+  }
+}
+
+bool HostScheduler::should_preempt_on_wake(const RunQueue& q, ThreadId woken) const {
+  if (q.curr == kIdle) return true;
+  if (spec_.scheduler == scenario::HostSpec::Scheduler::eevdf) {
+    // RUN_TO_PARITY: the running thread keeps the CPU for the slice it was picked with.
+    const Thread& c = threads_[idx(q.curr)];
+    const Thread& w = threads_[idx(woken)];
+    return c.sum_exec - c.prev_sum_exec >= spec_.eevdf_base_slice_ns &&
+           w.vruntime <= avg_vruntime(q) && w.deadline < c.deadline;
+  }
+  // check_preempt_wakeup(): preempt only past the wakeup granularity.
+  return wakeup_preempt_entity(q.curr, woken) == 1;
+}
+
+int HostScheduler::select_pcpu_on_wake(const Thread& th) const {
+  if (th.pinned) return th.pcpu;
+  const int prev = th.pcpu;
+  auto idle = [&](int p) { return rq(p).curr == kIdle && rq(p).queued.empty(); };
+  if (idle(prev)) return prev;
+  // select_idle_sibling(): an idle pCPU sharing the last-level cache (the socket).
+  const int sock = topo_.socket_of[static_cast<std::size_t>(prev)];
+  for (int i = 1; i < topo_.pcpus; ++i) {
+    const int p = (prev + i) % topo_.pcpus;
+    if (topo_.socket_of[static_cast<std::size_t>(p)] == sock && idle(p)) return p;
+  }
+  return prev;
+}
+
+void HostScheduler::migrate(ThreadId t, int from, int to) {
+  Thread& th = threads_[idx(t)];
+  // vruntime is relative to its run queue's min_vruntime (migrate_task_rq_fair).
+  th.vruntime += rq(to).min_vruntime - rq(from).min_vruntime;
+  th.deadline += rq(to).min_vruntime - rq(from).min_vruntime;
+  th.pcpu = to;
+  ++migrations_;
+}
+
+void HostScheduler::wake(ThreadId t, std::int64_t now) {
+  Thread& th = threads_[idx(t)];
+  if (th.state != State::blocked) return;
+  const int target = select_pcpu_on_wake(th);
+  if (target != th.pcpu) migrate(t, th.pcpu, target);
+  update_curr(target, now);
+  place_on_wake(th, rq(target));
+  enqueue(target, t);
+  if (should_preempt_on_wake(rq(target), t)) schedule(target, now);
+}
+
+void HostScheduler::block(ThreadId t, std::int64_t now) {
+  Thread& th = threads_[idx(t)];
+  if (th.state != State::running) return;
+  update_curr(th.pcpu, now);
+  th.state = State::blocked;
+  schedule(th.pcpu, now);
+}
+
+void HostScheduler::tick(int pcpu, std::int64_t now) {
+  RunQueue& q = rq(pcpu);
+  if (q.curr == kIdle) {
+    if (pull_one(pcpu, now)) schedule(pcpu, now);
+    return;
+  }
+  update_curr(pcpu, now);
+  if (q.queued.empty()) return;
+  Thread& c = threads_[idx(q.curr)];
+  bool resched = false;
+  if (spec_.scheduler == scenario::HostSpec::Scheduler::eevdf) {
+    // update_deadline(): a thread that used up its slice gets a new deadline and yields
+    // the CPU to whoever is now the earliest eligible deadline.
+    if (c.vruntime >= c.deadline) {
+      c.deadline = c.vruntime + spec_.eevdf_base_slice_ns;
+      resched = true;
+    }
+  } else {
+    // check_preempt_tick(): slice used up, or far ahead of the leftmost waiter.
+    const std::int64_t ideal = sched_slice(q);
+    const std::int64_t ran = c.sum_exec - c.prev_sum_exec;
+    if (ran > ideal) {
+      resched = true;
+    } else if (ran >= spec_.min_granularity_ns) {
+      std::int64_t left = std::numeric_limits<std::int64_t>::max();
+      for (ThreadId t : q.queued) left = std::min(left, threads_[idx(t)].vruntime);
+      if (c.vruntime - left > ideal) resched = true;
+    }
+  }
+  if (resched) schedule(pcpu, now);
+}
+
+void HostScheduler::yield(ThreadId t, std::int64_t now) {
+  Thread& th = threads_[idx(t)];
+  if (th.state != State::running) return;
+  update_curr(th.pcpu, now);
+  if (spec_.scheduler == scenario::HostSpec::Scheduler::eevdf)
+    th.deadline += spec_.eevdf_base_slice_ns;
+  else
+    rq(th.pcpu).skip_buddy = t;  // yield_task_fair()
+  schedule(th.pcpu, now);
+}
+
+bool HostScheduler::yield_to(ThreadId from, ThreadId to, std::int64_t now) {
+  Thread& target = threads_[idx(to)];
+  if (target.state != State::queued || threads_[idx(from)].state != State::running) return false;
+  const int from_pcpu = threads_[idx(from)].pcpu;
+  const int to_pcpu = target.pcpu;
+  // yield_to_task_fair(): make the target the next buddy where it waits, and the yielder
+  // the skip buddy where it runs; the target's CPU reschedules if it is another one.
+  rq(to_pcpu).next_buddy = to;
+  yield(from, now);
+  if (to_pcpu != from_pcpu && threads_[idx(to)].state == State::queued) schedule(to_pcpu, now);
+  return true;
+}
+
+bool HostScheduler::pull_one(int pcpu, std::int64_t now) {
+  (void)now;
+  const int sock = topo_.socket_of[static_cast<std::size_t>(pcpu)];
+  int best = -1;
+  std::size_t best_queued = 0;
+  bool best_same_socket = false;
+  for (int i = 1; i < topo_.pcpus; ++i) {
+    const int p = (pcpu + i) % topo_.pcpus;
+    const RunQueue& q = rq(p);
+    bool movable = false;
+    for (ThreadId t : q.queued) movable = movable || !threads_[idx(t)].pinned;
+    if (!movable) continue;
+    const bool same = topo_.socket_of[static_cast<std::size_t>(p)] == sock;
+    // Prefer the busiest queue of our own socket (the first sched domain), then any.
+    if (best == -1 || (same && !best_same_socket) ||
+        (same == best_same_socket && q.queued.size() > best_queued)) {
+      best = p;
+      best_queued = q.queued.size();
+      best_same_socket = same;
+    }
+  }
+  if (best == -1) return false;
+  // detach_tasks() walks from the least recently enqueued task.
+  for (ThreadId t : rq(best).queued) {
+    if (threads_[idx(t)].pinned) continue;
+    dequeue(best, t);
+    migrate(t, best, pcpu);
+    enqueue(pcpu, t);
+    return true;
+  }
+  return false;
+}
+
+void HostScheduler::balance(std::int64_t now) {
+  for (int p = 0; p < topo_.pcpus; ++p)
+    if (rq(p).curr == kIdle && pull_one(p, now)) schedule(p, now);
+  // Even out run-queue lengths that differ by two or more (load_balance()).
+  for (int round = 0; round < topo_.pcpus; ++round) {
+    int busiest = -1, idlest = -1;
+    for (int p = 0; p < topo_.pcpus; ++p) {
+      bool movable = false;
+      for (ThreadId t : rq(p).queued) movable = movable || !threads_[idx(t)].pinned;
+      if (movable && (busiest == -1 || nr_running(p) > nr_running(busiest))) busiest = p;
+      if (idlest == -1 || nr_running(p) < nr_running(idlest)) idlest = p;
+    }
+    if (busiest == -1 || nr_running(busiest) - nr_running(idlest) < 2) return;
+    ThreadId moved = kIdle;
+    for (ThreadId t : rq(busiest).queued)
+      if (!threads_[idx(t)].pinned) {
+        moved = t;
+        break;
+      }
+    dequeue(busiest, moved);
+    migrate(moved, busiest, idlest);
+    enqueue(idlest, moved);
+    if (should_preempt_on_wake(rq(idlest), moved)) schedule(idlest, now);
+  }
+}
+
+}  // namespace pvlock::sim::host

@@ -1,0 +1,130 @@
+// The host's CPU scheduler, as a pure state machine over host threads (vCPU threads and
+// other host load), one run queue per pCPU.
+//
+// Default: CFS as the seeds' hosts ran it (kernel/sched/fair.c, v4.19-v5.4, >= 8 CPUs):
+// vruntime fairness (all host threads at nice 0, so vruntime advances at wall rate), sched_slice = period x weight share with period = 24 ms (or
+// nr x 3 ms beyond 8 runnable), tick preemption (check_preempt_tick), wakeup preemption with
+// a 4 ms granularity (wakeup_preempt_entity), sleeper placement at min_vruntime - 12 ms
+// (GENTLE_FAIR_SLEEPERS), next/skip buddies for yield_to (yield_to_task_fair), wake
+// placement on an idle pCPU of the same socket first (select_idle_sibling), idle pulling and
+// periodic balancing. EEVDF (v6.6+) is an option: eligibility by average vruntime, earliest
+// virtual deadline first, a 3 ms base slice.
+//
+// The scheduler decides; it does not keep time. The simulator calls it at event times with
+// `now`, and it reports every context switch to a Listener, which charges switch costs and
+// starts or stops the vCPU. No allocation after construction.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "scenario/scenario.hpp"
+
+namespace pvlock::sim::host {
+
+using ThreadId = int;
+inline constexpr ThreadId kIdle = -1;
+
+class HostScheduler {
+ public:
+  struct Listener {
+    virtual ~Listener() = default;
+    // pCPU `pcpu` stops running `prev` (kIdle if it was idle) and runs `next` (kIdle = idle).
+    // `prev_still_runnable` tells an involuntary preemption (the vCPU's "preempted" flag is
+    // set then, kvm_sched_out) from a block.
+    virtual void on_switch(int pcpu, ThreadId prev, ThreadId next, bool prev_still_runnable,
+                           std::int64_t now) = 0;
+  };
+
+  struct Topology {
+    int pcpus = 1;
+    std::vector<int> socket_of;  // per pCPU
+  };
+
+  HostScheduler(const scenario::HostSpec& spec, Topology topo, Listener& listener);
+
+  // Adds a host thread, runnable, placed on `home_pcpu`. If `pinned`, it only ever runs
+  // there (seed 002's core-bonded vCPUs); otherwise it floats.
+  ThreadId add_thread(int home_pcpu, bool pinned);
+  // Picks a thread for every pCPU; call once after adding threads.
+  void start(std::int64_t now);
+
+  // A blocked thread becomes runnable (a halted vCPU is kicked or gets an interrupt).
+  void wake(ThreadId t, std::int64_t now);
+  // The running thread blocks (HLT with nothing to poll): its pCPU switches away.
+  void block(ThreadId t, std::int64_t now);
+  // The scheduler tick on `pcpu` (HZ): slice expiry.
+  void tick(int pcpu, std::int64_t now);
+  // sched_yield() of the running thread `t`.
+  void yield(ThreadId t, std::int64_t now);
+  // yield_to(): running thread `from` gives its turn to `to` (kvm_vcpu_yield_to). Returns
+  // false if `to` is not runnable-but-waiting (running or blocked), as the kernel does.
+  bool yield_to(ThreadId from, ThreadId to, std::int64_t now);
+  // Periodic load balancing (rebalance_domains), every balance_interval.
+  void balance(std::int64_t now);
+
+  bool running(ThreadId t) const { return threads_[idx(t)].state == State::running; }
+  bool runnable(ThreadId t) const { return threads_[idx(t)].state != State::blocked; }
+  int pcpu_of(ThreadId t) const { return threads_[idx(t)].pcpu; }
+  ThreadId current(int pcpu) const { return rqs_[static_cast<std::size_t>(pcpu)].curr; }
+  int nr_running(int pcpu) const;
+  // single_task_running(): nothing else is runnable on that pCPU (gates halt polling and
+  // kvm_sched_yield).
+  bool single_task_running(int pcpu) const { return nr_running(pcpu) <= 1; }
+  std::int64_t sum_exec_ns(ThreadId t) const { return threads_[idx(t)].sum_exec; }
+  int pcpus() const { return topo_.pcpus; }
+  std::uint64_t switches() const { return switches_; }
+  std::uint64_t migrations() const { return migrations_; }
+
+ private:
+  enum class State : std::uint8_t { running, queued, blocked };
+  struct Thread {
+    std::int64_t vruntime = 0;
+    std::int64_t deadline = 0;         // EEVDF virtual deadline
+    std::int64_t sum_exec = 0;         // total CPU time
+    std::int64_t exec_start = 0;       // when it last started running
+    std::int64_t prev_sum_exec = 0;    // sum_exec when it was last picked
+    int pcpu = 0;
+    bool pinned = false;
+    State state = State::queued;
+  };
+  struct RunQueue {
+    ThreadId curr = kIdle;
+    std::vector<ThreadId> queued;  // runnable, not running; small, scanned linearly
+    std::int64_t min_vruntime = 0;
+    ThreadId next_buddy = kIdle;
+    ThreadId skip_buddy = kIdle;
+  };
+
+  static std::size_t idx(ThreadId t) { return static_cast<std::size_t>(t); }
+  RunQueue& rq(int pcpu) { return rqs_[static_cast<std::size_t>(pcpu)]; }
+  const RunQueue& rq(int pcpu) const { return rqs_[static_cast<std::size_t>(pcpu)]; }
+
+  void update_curr(int pcpu, std::int64_t now);
+  void update_min_vruntime(RunQueue& q);
+  std::int64_t sched_slice(const RunQueue& q) const;
+  std::int64_t avg_vruntime(const RunQueue& q) const;
+  void place_on_wake(Thread& th, const RunQueue& q);
+  void enqueue(int pcpu, ThreadId t);
+  void dequeue(int pcpu, ThreadId t);
+  ThreadId pick_next(int pcpu);
+  // Switch `pcpu` to the best candidate now (schedule()); `prev_runnable` as for on_switch.
+  void schedule(int pcpu, std::int64_t now);
+  bool should_preempt_on_wake(const RunQueue& q, ThreadId woken) const;
+  int select_pcpu_on_wake(const Thread& th) const;
+  void migrate(ThreadId t, int from, int to);
+  // Pull one waiting thread to idle `pcpu` from the busiest run queue (idle balance).
+  bool pull_one(int pcpu, std::int64_t now);
+  // CFS: does `se` have a vruntime advantage over `curr` beyond the wakeup granularity?
+  int wakeup_preempt_entity(ThreadId curr, ThreadId se) const;
+
+  scenario::HostSpec spec_;
+  Topology topo_;
+  Listener& listener_;
+  std::vector<Thread> threads_;
+  std::vector<RunQueue> rqs_;
+  std::uint64_t switches_ = 0;
+  std::uint64_t migrations_ = 0;
+};
+
+}  // namespace pvlock::sim::host
