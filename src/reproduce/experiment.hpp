@@ -1,0 +1,69 @@
+// An experiment of `pvlock reproduce`: one seed's published figures as data, and the
+// scenarios that re-derive them.
+//
+// experiments/<id>/experiment.toml:
+//   id, seed_file, title, claim
+//   [quick] set = [...]                 overrides applied to every cell under --quick
+//   [[cell]]  name, scenario (path relative to the folder), set = [...overrides],
+//             metric ("score_sum" | "score_mean" | "profile:<symbol>"),
+//             published (number, or absent for an unpublished cell), unit,
+//             published_low/published_high (a published range; published = its midpoint)
+//   [[effect]] name, numerator, denominator (cell names), low/high (optional explicit
+//             tolerance band for the simulated ratio; otherwise the issue's rule)
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace pvlock::reproduce {
+
+struct ExperimentError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Cell {
+  std::string name;
+  std::string scenario;  // absolute path
+  std::vector<std::string> overrides;
+  std::string metric = "score_sum";
+  std::optional<double> published;
+  std::optional<double> published_low, published_high;
+  std::string unit;
+};
+
+struct Effect {
+  std::string name;
+  std::string numerator;
+  std::string denominator;
+  std::optional<double> low, high;  // explicit band for the simulated ratio
+};
+
+struct Experiment {
+  std::string id;
+  std::string dir;
+  std::string seed_file;
+  std::string title;
+  std::string claim;
+  std::vector<std::string> quick_overrides;
+  std::vector<Cell> cells;
+  std::vector<Effect> effects;
+  const Cell* cell(const std::string& name) const;
+};
+
+// Loads experiments/<id>/experiment.toml for every folder of `root`, sorted by id.
+// Throws ExperimentError ("FILE:LINE:COL: key: message") on malformed files.
+std::vector<Experiment> load_experiments(const std::string& root);
+Experiment load_experiment(const std::string& toml_path);
+
+// The acceptance band for an effect's simulated ratio (issue 7's rule): a large published
+// ratio (>= 1.3 or <= 1/1.3) must be matched within x/÷ 1.3; a small one must have the same
+// direction and stay within the published size + 0.15 (e.g. 1.06 -> [1.00, 1.21]).
+struct Band {
+  double low;
+  double high;
+};
+Band tolerance_band(double published_ratio, const Effect& e);
+
+}  // namespace pvlock::reproduce

@@ -1,0 +1,181 @@
+#include "reproduce/reproduce.hpp"
+
+#include <fmt/core.h>
+
+#include <atomic>
+#include <cmath>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+namespace pvlock::reproduce {
+
+double extract_metric(const nlohmann::ordered_json& run, const std::string& metric) {
+  if (metric == "score_sum" || metric == "score_mean") {
+    const auto& vms = run.at("vms");
+    if (vms.empty()) throw std::runtime_error("run has no VMs");
+    double sum = 0;
+    for (const auto& vm : vms) sum += vm.at("score").get<double>();
+    return metric == "score_sum" ? sum : sum / static_cast<double>(vms.size());
+  }
+  if (metric.rfind("profile:", 0) == 0) {
+    const std::string symbol = metric.substr(8);
+    // "profile": {"total_ns": T, "symbols": {name: ns, ...}} summed over the VMs.
+    const auto& prof = run.at("profile");
+    const double total = prof.at("total_ns").get<double>();
+    if (total <= 0) return 0;
+    const auto& syms = prof.at("symbols");
+    const double ns = syms.contains(symbol) ? syms.at(symbol).get<double>() : 0.0;
+    return 100.0 * ns / total;
+  }
+  throw std::runtime_error("unknown metric '" + metric + "'");
+}
+
+std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& experiments,
+                                              const Options& options, const Runner& runner) {
+  struct Job {
+    std::size_t exp, cell;
+  };
+  std::vector<const Experiment*> chosen;
+  for (const Experiment& e : experiments)
+    if (options.only.empty() || e.id == options.only) chosen.push_back(&e);
+  if (chosen.empty()) throw std::invalid_argument("no experiment named '" + options.only + "'");
+
+  std::vector<Job> jobs;
+  std::vector<std::vector<double>> values(chosen.size());
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    values[i].assign(chosen[i]->cells.size(), 0.0);
+    for (std::size_t c = 0; c < chosen[i]->cells.size(); ++c) jobs.push_back({i, c});
+  }
+
+  std::atomic<std::size_t> next{0};
+  std::atomic<int> done{0};
+  std::mutex mu;
+  std::string first_error;
+  auto worker = [&] {
+    for (std::size_t j = next++; j < jobs.size(); j = next++) {
+      const Experiment& ex = *chosen[jobs[j].exp];
+      const Cell& cell = ex.cells[jobs[j].cell];
+      try {
+        std::vector<std::string> overrides;
+        if (options.quick) overrides = ex.quick_overrides;
+        overrides.insert(overrides.end(), cell.overrides.begin(), cell.overrides.end());
+        values[jobs[j].exp][jobs[j].cell] = extract_metric(runner(cell.scenario, overrides), cell.metric);
+      } catch (const std::exception& e) {
+        std::lock_guard g(mu);
+        if (first_error.empty()) first_error = ex.id + "/" + cell.name + ": " + e.what();
+      }
+      const int d = ++done;
+      if (options.progress) {
+        std::lock_guard g(mu);
+        options.progress(d, static_cast<int>(jobs.size()));
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  const int n = std::max(1, std::min<int>(options.jobs, static_cast<int>(jobs.size())));
+  for (int t = 0; t < n; ++t) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+  if (!first_error.empty()) throw std::runtime_error(first_error);
+
+  std::vector<ExperimentResult> out;
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    const Experiment& ex = *chosen[i];
+    ExperimentResult r{ex.id, ex.seed_file, ex.title, {}, {}};
+    for (std::size_t c = 0; c < ex.cells.size(); ++c)
+      r.cells.push_back({ex.cells[c].name, ex.cells[c].published, values[i][c], ex.cells[c].unit});
+    auto value_of = [&](const std::string& name) {
+      for (const CellResult& c : r.cells)
+        if (c.name == name) return c;
+      throw std::logic_error("cell " + name);
+    };
+    for (const Effect& e : ex.effects) {
+      const CellResult num = value_of(e.numerator), den = value_of(e.denominator);
+      EffectResult er;
+      er.name = e.name;
+      if (num.published && den.published && *den.published != 0)
+        er.published = *num.published / *den.published;
+      er.simulated = den.simulated != 0 ? num.simulated / den.simulated : INFINITY;
+      const Band b = tolerance_band(er.published.value_or(1.0), e);
+      er.low = b.low;
+      er.high = b.high;
+      er.agrees = std::isfinite(er.simulated) && er.low <= er.simulated && er.simulated <= er.high;
+      r.effects.push_back(er);
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+nlohmann::ordered_json to_json(const std::vector<ExperimentResult>& results, double wall_s) {
+  nlohmann::ordered_json j;
+  j["experiments"] = nlohmann::ordered_json::array();
+  for (const ExperimentResult& r : results) {
+    nlohmann::ordered_json e;
+    e["id"] = r.id;
+    e["seed_file"] = r.seed_file;
+    e["title"] = r.title;
+    e["cells"] = nlohmann::ordered_json::array();
+    for (const CellResult& c : r.cells) {
+      nlohmann::ordered_json cj;
+      cj["name"] = c.name;
+      cj["published"] = c.published ? nlohmann::ordered_json(*c.published) : nlohmann::ordered_json();
+      cj["simulated"] = c.simulated;
+      cj["unit"] = c.unit;
+      e["cells"].push_back(cj);
+    }
+    e["effects"] = nlohmann::ordered_json::array();
+    for (const EffectResult& x : r.effects) {
+      nlohmann::ordered_json ej;
+      ej["name"] = x.name;
+      ej["published"] = x.published ? nlohmann::ordered_json(*x.published) : nlohmann::ordered_json();
+      ej["simulated"] = x.simulated;
+      ej["low"] = x.low;
+      ej["high"] = std::isfinite(x.high) ? nlohmann::ordered_json(x.high) : nlohmann::ordered_json();
+      ej["agrees"] = x.agrees;
+      e["effects"].push_back(ej);
+    }
+    j["experiments"].push_back(e);
+  }
+  j["perf"] = {{"wall_s", wall_s}};
+  return j;
+}
+
+namespace {
+std::string fmt_value(double v) {
+  if (std::fabs(v) >= 1000) return fmt::format("{:.0f}", v);
+  if (std::fabs(v) >= 10) return fmt::format("{:.1f}", v);
+  return fmt::format("{:.3f}", v);
+}
+}  // namespace
+
+std::string to_table(const std::vector<ExperimentResult>& results) {
+  std::string out;
+  for (const ExperimentResult& r : results) {
+    out += fmt::format("== {} ({}) — {}\n", r.id, r.seed_file, r.title);
+    out += fmt::format("  {:<34} {:>14} {:>14}  {}\n", "cell", "published", "simulated", "unit");
+    for (const CellResult& c : r.cells)
+      out += fmt::format("  {:<34} {:>14} {:>14}  {}\n", c.name,
+                         c.published ? fmt_value(*c.published) : "-", fmt_value(c.simulated), c.unit);
+    if (!r.effects.empty())
+      out += fmt::format("  {:<34} {:>14} {:>14}  {:<22} {}\n", "effect (ratio)", "published",
+                         "simulated", "band", "agrees");
+    for (const EffectResult& e : r.effects)
+      out += fmt::format("  {:<34} {:>14} {:>14}  [{}, {}]{:<8} {}\n", e.name,
+                         e.published ? fmt::format("{:.3f}", *e.published) : "-",
+                         fmt::format("{:.3f}", e.simulated), fmt::format("{:.3f}", e.low),
+                         std::isfinite(e.high) ? fmt::format("{:.3f}", e.high) : "inf", "",
+                         e.agrees ? "yes" : "NO");
+    out += "\n";
+  }
+  return out;
+}
+
+bool all_agree(const std::vector<ExperimentResult>& results) {
+  for (const ExperimentResult& r : results)
+    for (const EffectResult& e : r.effects)
+      if (!e.agrees) return false;
+  return true;
+}
+
+}  // namespace pvlock::reproduce

@@ -1,0 +1,171 @@
+// The reproduce machinery without the simulator: experiment files, tolerance bands,
+// metric extraction and agreement, with a fake runner.
+#include "reproduce/reproduce.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+#include <unistd.h>
+
+namespace pvlock::reproduce {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("pvlock-repro-" + std::to_string(::getpid()) + "-" +
+                                        std::to_string(counter++));
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  void write(const std::string& rel, const std::string& text) const {
+    fs::create_directories((path / rel).parent_path());
+    std::ofstream(path / rel) << text;
+  }
+  static inline int counter = 0;
+};
+
+const char* kGood = R"(id = "seedX"
+seed_file = "x.txt"
+title = "t"
+claim = "c"
+[quick]
+set = ["run.duration_ms=10"]
+[[cell]]
+name = "a"
+scenario = "s.toml"
+published = 100
+unit = "ops/s"
+[[cell]]
+name = "b"
+scenario = "s.toml"
+set = ["guest.lock=tas"]
+published_low = 190
+published_high = 210
+unit = "ops/s"
+[[effect]]
+name = "b over a"
+numerator = "b"
+denominator = "a"
+)";
+
+TEST(Tolerance, LargeRatiosWithinFactorOnePointThree) {
+  const Effect e;
+  const Band b = tolerance_band(2.0, e);
+  EXPECT_DOUBLE_EQ(b.low, 2.0 / 1.3);
+  EXPECT_DOUBLE_EQ(b.high, 2.6);
+  const Band inv = tolerance_band(0.5, e);
+  EXPECT_DOUBLE_EQ(inv.low, 0.5 / 1.3);
+  EXPECT_DOUBLE_EQ(inv.high, 0.65);
+}
+
+TEST(Tolerance, SmallRatiosSameDirectionPlusFifteenPercent) {
+  const Effect e;
+  const Band b = tolerance_band(1.06, e);  // seed 001's +6 %
+  EXPECT_DOUBLE_EQ(b.low, 1.0);
+  EXPECT_DOUBLE_EQ(b.high, 1.21);
+  const Band d = tolerance_band(0.9, e);
+  EXPECT_DOUBLE_EQ(d.low, 0.75);
+  EXPECT_DOUBLE_EQ(d.high, 1.0);
+}
+
+TEST(Tolerance, ExplicitBandWins) {
+  Effect e;
+  e.low = 1.002;
+  e.high = 1.03;
+  const Band b = tolerance_band(1.0097, e);
+  EXPECT_DOUBLE_EQ(b.low, 1.002);
+  EXPECT_DOUBLE_EQ(b.high, 1.03);
+}
+
+TEST(Experiment, LoadsCellsEffectsAndRanges) {
+  TempDir d;
+  d.write("e/experiment.toml", kGood);
+  d.write("e/s.toml", "");
+  const auto exps = load_experiments(d.path.string());
+  ASSERT_EQ(exps.size(), 1u);
+  const Experiment& ex = exps[0];
+  EXPECT_EQ(ex.id, "seedX");
+  ASSERT_EQ(ex.cells.size(), 2u);
+  EXPECT_DOUBLE_EQ(*ex.cells[1].published, 200.0);  // midpoint of the published range
+  EXPECT_EQ(ex.cells[1].overrides, std::vector<std::string>{"guest.lock=tas"});
+  EXPECT_EQ(ex.quick_overrides, std::vector<std::string>{"run.duration_ms=10"});
+  ASSERT_EQ(ex.effects.size(), 1u);
+}
+
+TEST(Experiment, ErrorsNameFileLineAndKey) {
+  TempDir d;
+  std::string bad = kGood;
+  bad.replace(bad.find("denominator = \"a\""), 17, "denominator = \"zz\"");
+  d.write("e/experiment.toml", bad);
+  d.write("e/s.toml", "");
+  try {
+    load_experiments(d.path.string());
+    FAIL() << "expected an error";
+  } catch (const ExperimentError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("experiment.toml:"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("effect[0].denominator: no cell named 'zz'"), std::string::npos) << msg;
+  }
+}
+
+TEST(Experiment, UnknownKeyAndMissingScenarioAreErrors) {
+  TempDir d;
+  d.write("e/experiment.toml", std::string(kGood) + "bogus = 1\n");
+  d.write("e/s.toml", "");
+  EXPECT_THROW(load_experiments(d.path.string()), ExperimentError);
+  TempDir d2;
+  d2.write("e/experiment.toml", kGood);  // s.toml missing
+  EXPECT_THROW(load_experiments(d2.path.string()), ExperimentError);
+}
+
+TEST(Reproduce, ComparesSimulatedRatiosWithBands) {
+  TempDir d;
+  d.write("e/experiment.toml", kGood);
+  d.write("e/s.toml", "");
+  const auto exps = load_experiments(d.path.string());
+  std::vector<std::vector<std::string>> seen;
+  std::mutex mu;
+  Runner runner = [&](const std::string&, const std::vector<std::string>& overrides) {
+    {
+      std::lock_guard g(mu);
+      seen.push_back(overrides);
+    }
+    const bool tas = !overrides.empty() && overrides.back() == "guest.lock=tas";
+    nlohmann::ordered_json run;
+    run["vms"] = {{{"name", "m"}, {"score", tas ? 230.0 : 100.0}, {"unit", "ops/s"}}};
+    return run;
+  };
+  Options o;
+  o.quick = true;
+  o.jobs = 2;
+  const auto results = run_experiments(exps, o, runner);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(seen.size(), 2u);
+  for (const auto& ov : seen) EXPECT_EQ(ov.front(), "run.duration_ms=10");  // quick first
+  ASSERT_EQ(results[0].effects.size(), 1u);
+  const EffectResult& e = results[0].effects[0];
+  EXPECT_DOUBLE_EQ(*e.published, 2.0);
+  EXPECT_DOUBLE_EQ(e.simulated, 2.3);
+  EXPECT_TRUE(e.agrees);
+  EXPECT_TRUE(all_agree(results));
+  const auto j = to_json(results, 1.0);
+  EXPECT_EQ(j["experiments"][0]["effects"][0]["agrees"], true);
+  EXPECT_NE(to_table(results).find("b over a"), std::string::npos);
+}
+
+TEST(Metric, ProfileShareIsPercentOfTotal) {
+  nlohmann::ordered_json run;
+  run["profile"] = {{"total_ns", 1000}, {"symbols", {{"osq_lock", 180}}}};
+  EXPECT_DOUBLE_EQ(extract_metric(run, "profile:osq_lock"), 18.0);
+  EXPECT_DOUBLE_EQ(extract_metric(run, "profile:absent"), 0.0);
+  EXPECT_THROW(extract_metric(run, "nonsense"), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace pvlock::reproduce
