@@ -1,0 +1,250 @@
+#include "scenario/sections.hpp"
+
+#include <fmt/core.h>
+
+#include <cmath>
+#include <string>
+
+#include "pvlock/env/native.hpp"
+#include "pvlock/lock/knobs.hpp"
+#include "pvlock/lock/registry.hpp"
+
+namespace pvlock::scenario::detail {
+
+namespace {
+
+constexpr double kMaxCostNs = 1e9;                       // 1 s for any single cost
+constexpr std::int64_t kMaxIntervalNs = 10'000'000'000;  // 10 s for slices and ticks
+constexpr std::int64_t kMinTickNs = 1'000;               // 1 us: no tick storms
+
+bool is_key_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-' || c == '.';
+}
+
+}  // namespace
+
+void read_run(Section& s, RunSpec& out) {
+  s.read_positive("duration_ms", out.duration_ms, 1e7);
+  s.read("warmup_ms", out.warmup_ms, 0, 1e7);
+  s.read("seed", out.seed, std::numeric_limits<std::uint64_t>::max());
+  if (out.warmup_ms >= out.duration_ms) {
+    if (s.table().contains("warmup_ms"))
+      s.fail("warmup_ms", fmt::format("must be less than run.duration_ms ({}), got {}",
+                                      out.duration_ms, out.warmup_ms));
+    s.fail("duration_ms",
+           fmt::format("must be greater than run.warmup_ms ({}, the default)", out.warmup_ms));
+  }
+  s.finish();
+}
+
+void read_machine(Section& s, MachineSpec& out) {
+  s.read("sockets", out.sockets, 1, 64);
+  s.read("cores_per_socket", out.cores_per_socket, 1, 1024);
+  s.read("threads_per_core", out.threads_per_core, 1, 8);
+  if (out.cpus() > 4096)
+    s.fail_table(
+        fmt::format("{} CPUs (sockets x cores_per_socket x threads_per_core); the "
+                    "simulator supports at most 4096",
+                    out.cpus()));
+  s.finish();
+}
+
+void read_costs(Section& s, Costs& c) {
+  const std::pair<const char*, double*> fields[] = {
+      {"pause_ns", &c.pause_ns},
+      {"l1_hit_ns", &c.l1_hit_ns},
+      {"xfer_smt_ns", &c.xfer_smt_ns},
+      {"xfer_socket_ns", &c.xfer_socket_ns},
+      {"xfer_remote_ns", &c.xfer_remote_ns},
+      {"atomic_local_ns", &c.atomic_local_ns},
+      {"vmexit_ns", &c.vmexit_ns},
+      {"hypercall_ns", &c.hypercall_ns},
+      {"kick_send_ns", &c.kick_send_ns},
+      {"hlt_exit_ns", &c.hlt_exit_ns},
+      {"ipi_send_ns", &c.ipi_send_ns},
+      {"ipi_handle_ns", &c.ipi_handle_ns},
+      {"posted_intr_ns", &c.posted_intr_ns},
+      {"host_wake_idle_ns", &c.host_wake_idle_ns},
+      {"host_wake_polling_ns", &c.host_wake_polling_ns},
+      {"vcpu_switch_ns", &c.vcpu_switch_ns},
+      {"guest_ctx_switch_ns", &c.guest_ctx_switch_ns},
+      {"guest_wake_ns", &c.guest_wake_ns},
+  };
+  for (const auto& [key, field] : fields) s.read(key, *field, 0, kMaxCostNs);
+  s.finish();
+}
+
+void read_host(Section& s, HostSpec& h) {
+  s.read_enum("scheduler", h.scheduler,
+              {{"cfs", HostSpec::Scheduler::cfs}, {"eevdf", HostSpec::Scheduler::eevdf}});
+  s.read("sched_latency_ns", h.sched_latency_ns, 1, kMaxIntervalNs);
+  s.read("min_granularity_ns", h.min_granularity_ns, 1, kMaxIntervalNs);
+  s.read("wakeup_granularity_ns", h.wakeup_granularity_ns, 0, kMaxIntervalNs);
+  s.read("eevdf_base_slice_ns", h.eevdf_base_slice_ns, 1, kMaxIntervalNs);
+  s.read("tick_ns", h.tick_ns, kMinTickNs, kMaxIntervalNs);
+  s.read("balance_interval_ns", h.balance_interval_ns, kMinTickNs, kMaxIntervalNs);
+  s.read("stress_threads", h.stress_threads, 0, 4096);
+  if (const toml::table* t = s.subtable("kvm")) {
+    Section k(s.reader(), *t, s.path_of("kvm"), "[host.kvm]");
+    HostSpec::Kvm& v = h.kvm;
+    k.read("pv_unhalt", v.pv_unhalt);
+    k.read("steal_time", v.steal_time);
+    k.read("kick_boost", v.kick_boost);
+    k.read("irq_boost", v.irq_boost);
+    k.read("ple", v.ple);
+    k.read("ple_window_cycles", v.ple_window_cycles, 0, 1'000'000'000'000);
+    k.read("ple_window_grow", v.ple_window_grow, 0, 1000);
+    k.read("ple_window_max_cycles", v.ple_window_max_cycles, 0, 1'000'000'000'000);
+    k.read_positive("cycles_per_ns", v.cycles_per_ns, 100);
+    k.read("halt_poll_ns", v.halt_poll_ns, 0, kMaxIntervalNs);
+    k.read("halt_poll_grow", v.halt_poll_grow, 0, 1000);
+    k.read("halt_poll_grow_start_ns", v.halt_poll_grow_start_ns, 0, kMaxIntervalNs);
+    k.read("halt_poll_shrink", v.halt_poll_shrink, 0, 1000);
+    k.read("preempted_on_every_put", v.preempted_on_every_put);
+    if (v.ple_window_max_cycles < v.ple_window_cycles)
+      k.fail(t->contains("ple_window_max_cycles") ? "ple_window_max_cycles" : "ple_window_cycles",
+             fmt::format("ple_window_max_cycles ({}) must be >= ple_window_cycles ({})",
+                         v.ple_window_max_cycles, v.ple_window_cycles));
+    k.finish();
+  }
+  s.finish();
+}
+
+void read_guest(Section& s, GuestSpec& g) {
+  if (const toml::node* n = s.take("lock")) {
+    std::string name;
+    s.read("lock", name);
+    std::string valid = "auto";
+    bool known = name == "auto";
+    for (const LockInfo& i : lock_infos<NativeEnv>()) {
+      valid += ", " + std::string(i.name);
+      known = known || i.name == name;
+    }
+    if (!known) s.fail("lock", "unknown lock '" + name + "'; valid: " + valid);
+    g.lock_name = name;
+    (void)n;
+  }
+  for (const Knob& k : all_knobs()) {
+    const toml::node* n = s.take(k.name);
+    if (n == nullptr) continue;
+    std::string value;
+    if (const auto* i = n->as_integer())
+      value = std::to_string(i->get());
+    else if (const auto* b = n->as_boolean())
+      value = b->get() ? "true" : "false";
+    else if (const auto* str = n->as_string())
+      value = str->get();
+    else
+      s.fail(k.name, "expected an integer, boolean or string (" + std::string(k.values) +
+                         "), got " + std::string(type_name(*n)));
+    // The knob's own setter, as apply_knob_assignment() would call it (calling that instead
+    // trips GCC 12's -Wrestrict false positive, PR 105329, once inlined here).
+    if (auto err = k.set(g.policies, value)) s.fail(k.name, *err);
+  }
+  s.read("vcpu_is_preempted_ns", g.vcpu_is_preempted_ns, 0, 1e6);
+  s.read("pv_tlb_flush", g.pv_tlb_flush);
+  s.read("nopvspin", g.nopvspin);
+  s.read("realtime_hint", g.realtime_hint);
+  s.read("tick_ns", g.tick_ns, kMinTickNs, kMaxIntervalNs);
+  s.read("sched_slice_ns", g.sched_slice_ns, kMinTickNs, kMaxIntervalNs);
+  s.finish();
+}
+
+namespace {
+
+Dist read_dist(const Reader& r, const toml::table& t, const std::string& path) {
+  Section d(r, t, path, "a distribution table");
+  d.require("dist");
+  Dist out;
+  d.read_enum("dist", out.kind,
+              {{"const", Dist::Kind::constant},
+               {"uniform", Dist::Kind::uniform},
+               {"normal", Dist::Kind::normal},
+               {"exp", Dist::Kind::exponential}});
+  const double kMax = 1e12;
+  switch (out.kind) {
+    case Dist::Kind::constant:
+    case Dist::Kind::exponential:
+      d.require("mean");
+      d.read("mean", out.mean, 0, kMax);
+      break;
+    case Dist::Kind::normal:
+      d.require("mean");
+      d.require("cv");
+      d.read("mean", out.mean, 0, kMax);
+      d.read("cv", out.cv, 0, 100);
+      break;
+    case Dist::Kind::uniform:
+      d.require("min");
+      d.require("max");
+      d.read("min", out.min, 0, kMax);
+      d.read("max", out.max, 0, kMax);
+      if (out.max < out.min)
+        d.fail("max", fmt::format("must be >= min ({}), got {}", out.min, out.max));
+      out.mean = (out.min + out.max) / 2;
+      break;
+  }
+  d.finish();
+  return out;
+}
+
+}  // namespace
+
+void read_workload(Section& s, WorkloadSpec& w) {
+  s.require("type");
+  s.read("type", w.type);
+  w.where = s.where_table();
+  for (const auto& [key, node] : s.table()) {
+    const std::string k(key.str());
+    if (k == "type") continue;
+    s.take(k);
+    const std::string path = s.path_of(k);
+    Param p;
+    p.where = s.reader().where(path, node.source());
+    if (const auto* b = node.as_boolean()) {
+      p.value = b->get();
+    } else if (const auto* i = node.as_integer()) {
+      p.value = i->get();
+    } else if (const auto* f = node.as_floating_point()) {
+      if (!std::isfinite(f->get()))
+        s.fail(k, fmt::format("must be a finite number, got {}", f->get()));
+      p.value = f->get();
+    } else if (const auto* str = node.as_string()) {
+      p.value = str->get();
+    } else if (const auto* t = node.as_table()) {
+      p.value = read_dist(s.reader(), *t, path);
+    } else {
+      s.fail(k, "expected a number, boolean, string or {dist = ...} table, got " +
+                    std::string(type_name(node)));
+    }
+    w.params.emplace(k, std::move(p));
+  }
+  s.finish();
+}
+
+void read_vm(Section& s, VmSpec& v) {
+  v.where = s.where_table();
+  v.name.clear();
+  s.read("name", v.name);
+  for (char c : v.name)
+    if (!is_key_char(c) || v.name.size() > 64)
+      s.fail("name", "must be 1-64 characters from A-Z a-z 0-9 _ - . (got '" + v.name + "')");
+  s.read("count", v.count, 1, 1024);
+  s.require("vcpus");
+  s.read("vcpus", v.vcpus, 1, 1024);
+  s.read_enum("placement", v.placement,
+              {{"floating", VmSpec::Placement::floating}, {"pinned", VmSpec::Placement::pinned}});
+  if (const toml::table* g = s.subtable("guest")) {
+    Section gs(s.reader(), *g, s.path_of("guest"), "[vm.guest]");
+    read_guest(gs, v.guest);
+  }
+  s.require("workload");
+  if (const toml::table* w = s.subtable("workload")) {
+    Section ws(s.reader(), *w, s.path_of("workload"), "[vm.workload]");
+    read_workload(ws, v.workload);
+  }
+  s.finish();
+}
+
+}  // namespace pvlock::scenario::detail
