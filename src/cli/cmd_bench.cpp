@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,8 +22,8 @@ namespace pvlock::cli {
 namespace {
 
 struct BenchArgs {
-  std::string locks;
-  std::string threads;
+  std::optional<std::string> locks;    // unset = every lock
+  std::optional<std::string> threads;  // unset = 1..4 x hardware threads
   double duration = 1.0;
   long long cs_lines = 1;
   long long cs_ns = 0;
@@ -72,8 +73,8 @@ std::vector<int> parse_threads(const std::string& arg) {
 
 native::BenchOptions to_options(const BenchArgs& a) {
   native::BenchOptions o;
-  if (!a.locks.empty()) o.locks = parse_locks(a.locks);
-  if (!a.threads.empty()) o.threads = parse_threads(a.threads);
+  if (a.locks) o.locks = parse_locks(*a.locks);
+  if (a.threads) o.threads = parse_threads(*a.threads);
   if (!std::isfinite(a.duration) || a.duration <= 0 || a.duration > 3600)
     throw UsageError(
         fmt::format("--duration: must be > 0 and <= 3600 seconds, got {}", a.duration));
