@@ -13,9 +13,9 @@ namespace pvlock {
 // clang-format off
 #define PVLOCK_LOCK_EVENTS(X)                                                       \
   /* qspinlock_paravirt.h: PV slow path */                                          \
-  X(pv_hash_hops)        /* hash-table probes beyond the first slot */              \
+  X(pv_hash_hops)        /* hash-table probes, summed (kernel: / pv_kick_unlock) */ \
   X(pv_kick_unlock)      /* kicks issued by the _Q_SLOW_VAL unlock */               \
-  X(pv_kick_wake)        /* kicks issued to wake a halted queue node */             \
+  X(pv_kick_wake)        /* pv_wait() returns that followed a kick */               \
   X(pv_latency_kick)     /* ns spent in pv_kick() at unlock (sum) */                \
   X(pv_latency_wake)     /* ns from kick to the waiter leaving pv_wait (sum) */     \
   X(pv_lock_stealing)    /* hybrid unfair trylock succeeded */                      \

@@ -12,6 +12,7 @@
 #include "pvlock/env/environment.hpp"
 #include "pvlock/lock/busted.hpp"
 #include "pvlock/lock/mcs.hpp"
+#include "pvlock/lock/qspinlock.hpp"
 #include "pvlock/lock/tas.hpp"
 #include "pvlock/lock/ticket.hpp"
 
@@ -41,6 +42,14 @@ void for_each_lock(F&& f) {
       "ticket", LockKind::spin, "ticket spinlock (pre-qspinlock x86 Linux); strict FIFO", {}});
   f.template operator()<McsLock<Env>>(LockInfo{
       "mcs", LockKind::spin, "MCS queue lock; local spinning, strict FIFO", {}});
+  f.template operator()<QueuedSpinlock<Env>>(LockInfo{
+      "qspinlock", LockKind::spin,
+      "queued spinlock (native Linux): fast path, pending bit, MCS queue of per-CPU nodes",
+      {"pending_loops", "virt_spin_lock"}});
+  f.template operator()<PvQueuedSpinlock<Env>>(LockInfo{
+      "pvqspinlock", LockKind::spin,
+      "paravirt qspinlock: waiters halt after a spin and are kicked; hybrid lock stealing",
+      {"spin_threshold", "prev_check_mask", "wait_early", "hybrid_stealing"}});
   f.template operator()<BustedLock<Env>>(LockInfo{
       "busted", LockKind::spin, "no exclusion at all: locktorture's lock_busted, must FAIL", {},
       true});
