@@ -28,6 +28,7 @@
 //   Env::count(event, n)     lockevent_add(); see env/lock_events.hpp.
 #pragma once
 
+#include <atomic>  // std::memory_order in AtomicOf
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
