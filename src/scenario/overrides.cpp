@@ -4,6 +4,8 @@
 #include <optional>
 #include <string_view>
 
+#include "scenario/prescan.hpp"
+
 namespace pvlock::scenario::detail {
 
 namespace {
@@ -57,10 +59,13 @@ std::optional<std::vector<Segment>> parse_path(std::string_view path) {
 
 // The value as TOML (int, float, bool, string, inline table, ...), else a bare-word string.
 toml::table parse_value(std::string_view text) {
-  try {
-    toml::table t = toml::parse("v = " + std::string(text), std::string_view("--set"));
-    if (t.size() == 1 && t.contains("v")) return t;
-  } catch (const toml::parse_error&) {
+  const std::string doc = "v = " + std::string(text);
+  if (!find_unsupported_text(doc)) {  // else toml++ 3.3 might misbehave (see prescan.hpp)
+    try {
+      toml::table t = toml::parse(doc, std::string_view("--set"));
+      if (t.size() == 1 && t.contains("v")) return t;
+    } catch (const toml::parse_error&) {
+    }
   }
   toml::table t;
   t.insert("v", std::string(text));

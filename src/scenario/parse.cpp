@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "scenario/overrides.hpp"
+#include "scenario/prescan.hpp"
 #include "scenario/reader.hpp"
 #include "scenario/sections.hpp"
 
@@ -93,6 +94,9 @@ void read_bare_metal(Section& top, Scenario& sc) {
 
 Scenario parse_scenario(std::string_view toml_text, const std::string& source_name,
                         const std::vector<std::string>& overrides) {
+  if (const auto p = detail::find_unsupported_text(toml_text))
+    throw ScenarioError(
+        fmt::format("{}:{}:{}: syntax error: {}", source_name, p->line, p->column, p->message));
   toml::table root;
   try {
     root = toml::parse(toml_text, std::string_view(source_name));
