@@ -1,0 +1,83 @@
+// A native environment whose scheduler and hypervisor signals are set by the test: it hides
+// NativeEnv's need_resched(), vcpu_is_preempted(), now_ns() and block() so that the race paths
+// of the OSQ, mutex and rwsem (unqueue, hand-off, reader-owned timeout) happen exactly when a
+// test wants them. Shared by the osq/mutex/rwsem tests.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <thread>
+#include <utility>
+
+#include "pvlock/env/native.hpp"
+
+namespace pvlock::testing {
+
+struct HookEnv : NativeEnv {
+  static constexpr int kCpus = native::kMaxCpus;
+  struct Hooks {
+    std::array<std::atomic<bool>, kCpus> resched{};          // need_resched() per CPU
+    std::array<std::atomic<bool>, kCpus> preempted{};        // vcpu_is_preempted() per CPU
+    std::array<std::atomic<bool>, kCpus> hold_after_wake{};  // park after block() returns
+    std::atomic<bool> fake_clock{false};
+    std::atomic<std::int64_t> clock{1'000'000};
+    std::atomic<std::uint64_t> preempted_calls{0};
+  };
+  static Hooks& hooks() {
+    static Hooks h;
+    return h;
+  }
+  static void reset_hooks() {
+    Hooks& h = hooks();
+    for (int i = 0; i < kCpus; ++i) {
+      h.resched[i] = false;
+      h.preempted[i] = false;
+      h.hold_after_wake[i] = false;
+    }
+    h.fake_clock = false;
+    h.clock = 1'000'000;
+    h.preempted_calls = 0;
+  }
+
+  static bool need_resched() { return hooks().resched[cpu()].load(); }
+  static bool vcpu_is_preempted(int c) {
+    hooks().preempted_calls.fetch_add(1, std::memory_order_relaxed);
+    return hooks().preempted[c].load();
+  }
+  static std::int64_t now_ns() {
+    return hooks().fake_clock.load() ? hooks().clock.load() : NativeEnv::now_ns();
+  }
+  // schedule(): a woken task can be held back, to let another task run into the window
+  // between a wake-up and the woken task's retry.
+  static void block() {
+    NativeEnv::block();
+    while (hooks().hold_after_wake[cpu()].load()) std::this_thread::yield();
+  }
+};
+static_assert(Environment<HookEnv>);
+
+// Polls `cond` (yielding) until it holds; false after a generous safety limit, so a broken
+// lock fails the test instead of hanging it. Never used to assert a duration.
+inline bool eventually(const std::function<bool()>& cond) {
+  for (int i = 0; i < 200'000; ++i) {
+    if (cond()) return true;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  return cond();
+}
+
+// A thread that runs on a fixed CPU id (ids from 200 up keep clear of the torture tests).
+inline std::thread on_cpu(int cpu, std::function<void()> body) {
+  return std::thread([cpu, body = std::move(body)] {
+    if (!NativeEnv::bind_cpu(cpu)) std::abort();
+    body();
+  });
+}
+
+inline native::Task* task_of(int cpu) { return &NativeEnv::per_cpu<native::Task>(cpu); }
+
+}  // namespace pvlock::testing
