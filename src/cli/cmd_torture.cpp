@@ -12,6 +12,7 @@
 #include "pvlock/lock/knobs.hpp"
 #include "pvlock/lock/registry.hpp"
 #include "report/counters_json.hpp"
+#include "workload/torture.hpp"
 
 namespace pvlock::cli {
 namespace {
@@ -34,10 +35,10 @@ std::string lock_names() {
   return names;
 }
 
-nlohmann::ordered_json to_json(const native::TortureResult& r) {
+nlohmann::ordered_json to_json(const native::TortureResult& r, const std::string& world) {
   nlohmann::ordered_json j;
   j["lock"] = r.lock;
-  j["world"] = "native";
+  j["world"] = world;
   j["threads"] = r.threads;
   j["readers"] = r.readers;
   j["duration_s"] = r.duration_s;
@@ -90,8 +91,8 @@ void register_torture(CLI::App& app, Action& action) {
       bool known = false;
       for (const LockInfo& i : lock_infos<NativeEnv>()) known = known || i.name == a.lock;
       if (!known) throw UsageError("unknown lock '" + a.lock + "'; valid locks: " + lock_names());
-      if (a.world != "native")
-        throw UsageError("--world: '" + a.world + "' is not available; valid: native");
+      if (a.world != "native" && a.world != "sim")
+        throw UsageError("--world: '" + a.world + "' is not available; valid: native, sim");
       if (a.threads == 0 || a.threads < -1 || a.threads > 512)
         throw UsageError("--threads: must be between 1 and 512, got " + std::to_string(a.threads));
       if (a.readers < 0 || a.readers > 512)
@@ -109,8 +110,10 @@ void register_torture(CLI::App& app, Action& action) {
       o.seed = a.seed;
       for (const std::string& kv : a.sets)
         if (auto err = apply_knob_assignment(o.policies, kv)) throw UsageError("--set: " + *err);
-      const native::TortureResult r = native::run_torture(o);
-      if (a.json) fmt::print("{}\n", to_json(r).dump(2));
+      // --world sim: a bare-metal simulated machine, --duration in simulated seconds.
+      const native::TortureResult r =
+          a.world == "sim" ? workload::run_sim_torture(o) : native::run_torture(o);
+      if (a.json) fmt::print("{}\n", to_json(r, a.world).dump(2));
       else print_text(r);
       std::fflush(stdout);
       // Stuck workers cannot be joined: leave without running static destructors.

@@ -1,0 +1,79 @@
+// `pvlock run SCENARIO.toml`: simulate one scenario and print its result (see sim/run.hpp).
+#include <fmt/core.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "scenario/parse.hpp"
+#include "sim/run.hpp"
+
+namespace pvlock::cli {
+namespace {
+
+struct RunArgs {
+  std::string path;
+  std::vector<std::string> sets;
+  bool json = false;
+};
+
+void print_text(const nlohmann::ordered_json& j) {
+  fmt::print("scenario {}  seed {}  simulated {:.3f} ms (measured {:.3f} ms)\n",
+             j["scenario"].get<std::string>(), j["seed"].get<std::uint64_t>(),
+             j["simulated_ns"].get<double>() / 1e6, j["measured_ns"].get<double>() / 1e6);
+  fmt::print("\n{:<16} {:<12} {:>6} {:>16} {}\n", "vm", "lock", "vcpus", "score", "unit");
+  for (const auto& v : j["vms"])
+    fmt::print("{:<16} {:<12} {:>6} {:>16.1f} {}\n", v["name"].get<std::string>(),
+               v["lock"].get<std::string>(), v["vcpus"].get<int>(), v["score"].get<double>(),
+               v["unit"].get<std::string>());
+  std::string nonzero;
+  for (const auto& [k, v] : j["counters"].items())
+    if (v.get<std::uint64_t>() != 0) nonzero += fmt::format(" {}={}", k, v.get<std::uint64_t>());
+  if (!nonzero.empty()) fmt::print("\ncounters:{}\n", nonzero);
+  for (const auto& [vm, p] : j["profile"].items()) {
+    fmt::print("\nprofile {} (CPU time per symbol):\n", vm);
+    for (const auto& [sym, row] : p["symbols"].items())
+      fmt::print("  {:>6.2f}%  {}\n", row["pct"].get<double>(), sym);
+  }
+  const auto& perf = j["perf"];
+  fmt::print("\nperf: {:.3f} s wall, {} events ({:.2f} M/s), {} inline steps\n",
+             perf["wall_s"].get<double>(), perf["events"].get<std::uint64_t>(),
+             perf["events_per_s"].get<double>() / 1e6, perf["inline_steps"].get<std::uint64_t>());
+}
+
+void register_run(CLI::App& app, Action& action) {
+  auto args = std::make_shared<RunArgs>();
+  auto* cmd = app.add_subcommand("run", "Simulate one scenario file");
+  cmd->add_option("scenario", args->path, "Scenario TOML file")->required();
+  cmd->add_option("--set", args->sets, "Override key.path=value (repeatable)");
+  cmd->add_flag("--json", args->json, "Print one JSON object");
+  cmd->callback([args, &action] {
+    action = [args] {
+      scenario::Scenario sc;
+      try {
+        sc = scenario::load_scenario_file(args->path, args->sets);
+      } catch (const scenario::ScenarioError& e) {
+        throw UsageError(e.what());
+      }
+      nlohmann::ordered_json j;
+      try {
+        j = sim::run_to_json(sc);
+      } catch (const scenario::ScenarioError& e) {
+        throw UsageError(e.what());
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
+      if (args->json) fmt::print("{}\n", j.dump(2));
+      else print_text(j);
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace
+
+static const CommandRegistration kRegistration{30, register_run};
+
+}  // namespace pvlock::cli

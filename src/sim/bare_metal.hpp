@@ -1,0 +1,25 @@
+// Bare metal: one OS directly on the machine. Every vCPU is the physical CPU of the same
+// number and always runs; HLT just waits for an interrupt; pv_kick (only used if a PV lock
+// is configured anyway) and reschedule IPIs are plain IPIs, delivered at once.
+#pragma once
+
+#include "sim/platform.hpp"
+#include "scenario/scenario.hpp"
+
+namespace pvlock::sim {
+
+class BareMetal final : public Platform {
+ public:
+  explicit BareMetal(const scenario::Costs& costs) : costs_(costs) {}
+  void attach(Simulation&) override {}
+  bool pv_unhalt(const Guest&) const override { return false; }
+  double halt(Vcpu&) override { return 0; }
+  double kick(Vcpu& from, Vcpu& to) override;
+  double send_ipi(Vcpu& from, Vcpu& to, double handler_ns) override;
+  void on_event(const Event&) override {}
+
+ private:
+  scenario::Costs costs_;
+};
+
+}  // namespace pvlock::sim

@@ -1,0 +1,477 @@
+#include "sim/guest/guest.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+
+#include "sim/context.hpp"
+#include "sim/engine/rng.hpp"
+#include "sim/simulation.hpp"
+
+namespace pvlock::sim {
+
+namespace {
+Time round_ns(double ns) { return static_cast<Time>(std::llround(ns)); }
+constexpr std::uint64_t kTaskSeedDomain = 0x100;
+}  // namespace
+
+std::size_t Guest::next_slot_id() {
+  static std::atomic<std::size_t> next{0};
+  return next.fetch_add(1);
+}
+
+Guest::Guest(Simulation& sim, int index, std::string name, const scenario::GuestSpec& spec,
+             int vcpus, int first_global_vcpu)
+    : sim_(sim), index_(index), name_(std::move(name)), spec_(spec), policies_(spec.policies) {
+  for (int i = 0; i < vcpus; ++i) {
+    auto v = std::make_unique<Vcpu>();
+    v->id = i;
+    v->index = first_global_vcpu + i;
+    v->pcpu = i;
+    v->guest = this;
+    vcpus_.push_back(std::move(v));
+  }
+}
+
+Guest::~Guest() {
+  // Fibers unwind first (their frames may still refer to kernel objects), then the objects.
+  tasks_.clear();
+  for (Slot& s : slots_)
+    if (s.ptr != nullptr) s.del(s.ptr);
+}
+
+Task& Guest::create_task(std::string name, int vcpu, std::function<void()> program) {
+  auto t = std::make_unique<Task>();
+  Task* raw = t.get();
+  raw->id = static_cast<int>(tasks_.size());
+  raw->guest = this;
+  raw->vcpu = vcpus_[static_cast<std::size_t>(vcpu)].get();
+  raw->name = std::move(name);
+  raw->rng.reseed(derive_seed(sim_.seed(), kTaskSeedDomain + static_cast<std::uint64_t>(index_),
+                              static_cast<std::uint64_t>(raw->id)));
+  raw->program = std::move(program);
+  for (auto& w : raw->watch) w.waiter = raw;
+  raw->fiber.start([raw] {
+    raw->on_cpu.v.hw_store(1);
+    raw->program();
+    raw->on_cpu.v.hw_store(0);
+    raw->blocked = true;
+  });
+  tasks_.push_back(std::move(t));
+  enqueue(*raw->vcpu, *raw);
+  return *raw;
+}
+
+void Guest::start() {
+  const int n = vcpu_count();
+  for (int i = 0; i < n; ++i) {
+    Vcpu& v = vcpu(i);
+    v.slice_start = 0;
+    v.curr = dequeue(v);
+    if (v.curr != nullptr) {
+      sim_.schedule_resume(v, 0);
+    } else {
+      v.halted = true;
+      v.idle_since = 0;
+    }
+    // Ticks of different CPUs are spread over one period, as they are not synchronised.
+    const Time first = spec_.tick_ns + spec_.tick_ns * i / std::max(1, n);
+    sim_.queue().push(first, EventKind::vcpu_tick, static_cast<std::uint32_t>(v.index), 0);
+  }
+}
+
+void Guest::reset_stats() {
+  counters_ = LockEventCounts{};
+  profile_.reset();
+}
+
+void Guest::add_interval(Sym s, Time since) {
+  const Time from = std::max(since, sim_.measure_start());
+  if (sim_.now() > from) profile_.add(s, static_cast<double>(sim_.now() - from));
+}
+
+void Guest::finish_stats() {
+  for (auto& vp : vcpus_) {
+    Vcpu& v = *vp;
+    if (v.curr == nullptr && v.halted) add_interval(Sym::idle, v.idle_since);
+    else if (v.halted && v.halt_for_pv) add_interval(Sym::halted, v.halt_since);
+  }
+}
+
+// ---- Run queues ----------------------------------------------------------------------------
+
+void Guest::enqueue(Vcpu& v, Task& t) {
+  if (t.on_rq) return;
+  t.on_rq = true;
+  t.rq_next = nullptr;
+  if (v.rq_tail != nullptr) v.rq_tail->rq_next = &t;
+  else v.rq_head = &t;
+  v.rq_tail = &t;
+  ++v.rq_len;
+}
+
+Task* Guest::dequeue(Vcpu& v) {
+  Task* t = v.rq_head;
+  if (t == nullptr) return nullptr;
+  v.rq_head = t->rq_next;
+  if (v.rq_head == nullptr) v.rq_tail = nullptr;
+  t->rq_next = nullptr;
+  t->on_rq = false;
+  --v.rq_len;
+  return t;
+}
+
+// ---- Fibers ----------------------------------------------------------------------------------
+
+void Guest::yield(Task& t) { t.fiber.yield(); }
+
+void Guest::resume_task(Task& t) {
+  tl_ctx.task = &t;
+  t.fiber.resume();
+  tl_ctx.task = nullptr;
+  if (t.fiber.done()) after_task_exit(*t.vcpu);
+}
+
+void Guest::after_task_exit(Vcpu& v) {
+  v.curr = dequeue(v);
+  v.slice_start = sim_.now();
+  if (v.curr != nullptr) {
+    sim_.schedule_resume(v, sim_.now());
+  } else {
+    v.halted = true;
+    v.idle_since = sim_.now();
+  }
+}
+
+void Guest::dispatch(Vcpu& v) {
+  if (v.curr != nullptr) {
+    resume_task(*v.curr);
+    return;
+  }
+  // Idle loop: run what became runnable, else halt again.
+  v.curr = dequeue(v);
+  if (v.curr == nullptr) {
+    v.halted = true;
+    v.idle_since = sim_.now();
+    return;
+  }
+  v.halted = false;
+  v.slice_start = sim_.now();
+  resume_task(*v.curr);
+}
+
+// ---- Time ------------------------------------------------------------------------------------
+
+void Guest::charge(Task& t, double ns, Sym s) {
+  t.pending_ns += ns;
+  profile_.add(s, ns);
+}
+
+void Guest::charge_call(Task& t, double ns, Sym s) {
+  charge(t, ns, s);
+  if (t.recording) {
+    t.rec_hit_ns += ns;
+    t.rec_call_ns += ns;
+  }
+}
+
+void Guest::sync(Task& t) {
+  if (t.pending_ns < 1) return;
+  const auto adv = static_cast<Time>(t.pending_ns);
+  t.pending_ns -= static_cast<double>(adv);
+  wait(t, adv, false);
+}
+
+double Guest::take_irqs(Task& t) {
+  Vcpu& v = *t.vcpu;
+  if (t.irqs_off || v.irq_pending_ns <= 0) return 0;
+  const double c = v.irq_pending_ns;
+  v.irq_pending_ns = 0;
+  v.irq_waiting = false;
+  profile_.add(Sym::irq, c);
+  return c;
+}
+
+bool Guest::should_preempt(Task& t) {
+  return t.preemptible() && (t.vcpu->ti.flags.raw() & kTifNeedResched) != 0;
+}
+
+Time Guest::wait(Task& t, Time ns, bool watchable) {
+  Vcpu& v = *t.vcpu;
+  const Time rt0 = v.runtime(sim_.now());
+  Time target = rt0 + ns;
+  Time excluded = 0;  // interrupt handlers and time switched out
+  for (;;) {
+    if (const double irq = take_irqs(t); irq > 0) {
+      target += round_ns(irq);
+      excluded += round_ns(irq);
+    }
+    if (should_preempt(t)) {
+      const Time rem = target - v.runtime(sim_.now());
+      const Time before = v.runtime(sim_.now());
+      schedule(t);
+      excluded += v.runtime(sim_.now()) - before;
+      target = v.runtime(sim_.now()) + rem;
+    }
+    if (watchable && t.watch_fired) break;
+    const Time rt = v.runtime(sim_.now());
+    if (rt >= target) break;
+    const Time remaining = target - rt;
+    if (v.running && (v.irq_pending_ns <= 0 || t.irqs_off) && sim_.try_advance_inline(remaining))
+      continue;
+    v.wait_target_rt = target;
+    if (v.running) sim_.schedule_resume(v, sim_.now() + remaining);
+    yield(t);
+  }
+  v.wait_target_rt = kNever;
+  return std::max<Time>(0, v.runtime(sim_.now()) - rt0 - excluded);
+}
+
+void Guest::compute(Task& t, Time ns) {
+  charge(t, static_cast<double>(ns), Sym::workload);
+  sync(t);
+}
+
+void Guest::count(Task& t, LockEvent e, std::uint64_t n) {
+  counters_[e] += n;
+  if (!t.recording) return;
+  if (t.rec_count_n < kMaxRecordedCounts)
+    t.rec_counts[static_cast<std::size_t>(t.rec_count_n++)] = {e, n};
+  else
+    t.rec_overflow = true;
+}
+
+// ---- Lazy spinning ------------------------------------------------------------------------------
+
+void Guest::begin_record(Task& t) {
+  sync(t);
+  t.recording = true;
+  t.rec_lines = 0;
+  t.rec_overflow = false;
+  t.rec_hit_ns = 0;
+  t.rec_call_ns = 0;
+  t.rec_count_n = 0;
+}
+
+void Guest::record_line(Task& t, std::uint64_t key, std::uint32_t version) {
+  t.rec_hit_ns += sim_.coherence().l1_hit();
+  for (int i = 0; i < t.rec_lines; ++i)
+    if (t.rec_keys[static_cast<std::size_t>(i)] == key) return;
+  if (t.rec_lines == kMaxWatchedLines) {
+    t.rec_overflow = true;
+    return;
+  }
+  t.rec_keys[static_cast<std::size_t>(t.rec_lines)] = key;
+  t.rec_versions[static_cast<std::size_t>(t.rec_lines)] = version;
+  ++t.rec_lines;
+}
+
+void Guest::unwatch_all(Task& t) {
+  for (int i = 0; i < t.rec_lines; ++i) Coherence::unwatch(t.watch[static_cast<std::size_t>(i)]);
+}
+
+void Guest::watcher_fired(Task& t) {
+  t.watch_fired = true;
+  unwatch_all(t);
+  Vcpu& v = *t.vcpu;
+  if (v.curr == &t && v.running && !v.halted) sim_.schedule_resume(v, sim_.now());
+}
+
+std::uint64_t Guest::spin_sleep(Task& t, Sym site, std::uint64_t n, double per_iter,
+                                double call_ns_per_iter) {
+  if (t.rec_overflow) n = std::min<std::uint64_t>(n, 1);
+  if (n == 0) return 0;
+  // Watch every line the condition read. If one already changed (the check yielded in
+  // between), do not sleep: re-evaluate at once.
+  Coherence& coh = sim_.coherence();
+  t.watch_fired = false;
+  for (int i = 0; i < t.rec_lines; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    Line* l = coh.find(t.rec_keys[k]);
+    if (l == nullptr || l->version != t.rec_versions[k]) {
+      for (int j = 0; j < i; ++j) Coherence::unwatch(t.watch[static_cast<std::size_t>(j)]);
+      return 0;
+    }
+    Coherence::watch(*l, t.watch[k]);
+  }
+  // Fold the pending local time in, so that nothing yields between watching and sleeping.
+  const auto pre = static_cast<Time>(t.pending_ns);
+  t.pending_ns -= static_cast<double>(pre);
+  const double span = std::min(1e15, static_cast<double>(n) * per_iter);
+  const auto max_ns = static_cast<Time>(std::ceil(span));
+  Time spun = wait(t, pre + max_ns, true) - pre;
+  unwatch_all(t);
+  if (spun < 0) {
+    t.pending_ns += static_cast<double>(-spun);
+    spun = 0;
+  }
+  std::uint64_t done = 0;
+  double accounted = static_cast<double>(spun);
+  if (!t.watch_fired && spun >= max_ns) {
+    done = span < 1e15 ? n : static_cast<std::uint64_t>(static_cast<double>(spun) / per_iter);
+  } else {
+    done = static_cast<std::uint64_t>(static_cast<double>(spun) / per_iter);
+    if (done < n) {
+      // The spinner notices the change only after its current PAUSE completes.
+      const double rest = static_cast<double>(done + 1) * per_iter - static_cast<double>(spun);
+      t.pending_ns += rest;
+      accounted += rest;
+      ++done;
+    } else {
+      done = n;
+    }
+  }
+  const double calls = std::min(accounted, static_cast<double>(done) * call_ns_per_iter);
+  profile_.add(site, accounted - calls);
+  profile_.add(Sym::vcpu_is_preempted, calls);
+  for (int i = 0; i < t.rec_count_n; ++i) {
+    const auto& [e, k] = t.rec_counts[static_cast<std::size_t>(i)];
+    counters_[e] += k * done;
+  }
+  return done;
+}
+
+// ---- Scheduler ----------------------------------------------------------------------------------
+
+void Guest::set_need_resched(Vcpu& v) {
+  v.ti.flags.hw_store(v.ti.flags.raw() | kTifNeedResched);
+}
+
+void Guest::schedule(Task& t) {
+  Vcpu& v = *t.vcpu;
+  if ((v.ti.flags.raw() & kTifNeedResched) != 0)
+    v.ti.flags.hw_store(v.ti.flags.raw() & ~kTifNeedResched);
+  if (!t.blocked) enqueue(v, t);
+  Task* next = dequeue(v);
+  v.slice_start = sim_.now();
+  if (next == &t) return;
+  t.on_cpu.v.hw_store(0);
+  if (next != nullptr) {
+    v.curr = next;
+    sim_.schedule_resume(v, sim_.now());
+  } else {
+    v.curr = nullptr;
+    v.halted = true;
+    v.idle_since = sim_.now();
+    sim_.cancel_resume(v);
+    sim_.platform().halt(v);
+  }
+  yield(t);
+  t.on_cpu.v.hw_store(1);
+  charge(t, sim_.costs().guest_ctx_switch_ns, Sym::schedule);
+}
+
+void Guest::preempt_enable(Task& t) {
+  if (t.preempt_count > 0) --t.preempt_count;
+  if (should_preempt(t)) schedule(t);
+}
+
+void Guest::irq_enable(Task& t) {
+  t.irqs_off = false;
+  t.pending_ns += take_irqs(t);
+  if (should_preempt(t)) schedule(t);
+}
+
+void Guest::prepare_block(Task& t) { t.state.v.store(1); }
+
+void Guest::block(Task& t) {
+  if (t.state.v.load() == 0) return;
+  t.blocked = true;
+  schedule(t);
+}
+
+void Guest::wake(Task& waker, Task& target) {
+  if (target.state.v.exchange(0) == 0) return;
+  charge(waker, sim_.costs().guest_wake_ns, Sym::wakeup);
+  if (!target.blocked) return;  // still on its way to schedule(): it will see TASK_RUNNING
+  target.blocked = false;
+  Vcpu& tv = *target.vcpu;
+  enqueue(tv, target);
+  if (&tv == waker.vcpu) return;
+  if (tv.curr != nullptr) set_need_resched(tv);
+  charge(waker, sim_.platform().send_ipi(*waker.vcpu, tv, sim_.costs().ipi_handle_ns),
+         Sym::wakeup);
+}
+
+bool Guest::need_resched(Task& t) { return (t.vcpu->ti.flags.load() & kTifNeedResched) != 0; }
+
+bool Guest::vcpu_is_preempted(Task& t, int cpu) {
+  charge_call(t, spec_.vcpu_is_preempted_ns, Sym::vcpu_is_preempted);
+  count(t, LockEvent::vcpu_is_preempted_calls, 1);
+  return vcpu(cpu).steal.preempted.load() != 0;
+}
+
+void Guest::pv_wait(Task& t, const SimAtomic<std::uint8_t>* ptr, std::uint8_t val) {
+  Vcpu& v = *t.vcpu;
+  if (v.kick_pending) {
+    v.kick_pending = false;
+    return;
+  }
+  if (ptr->load() != val) return;
+  if (v.kick_pending) {  // arrived while the load waited
+    v.kick_pending = false;
+    return;
+  }
+  v.halted = true;
+  v.halt_for_pv = true;
+  v.halt_since = sim_.now();
+  sim_.cancel_resume(v);
+  const double cost = sim_.platform().halt(v);
+  while (v.halted) yield(t);
+  v.halt_for_pv = false;
+  add_interval(Sym::halted, v.halt_since);
+  if (cost > 0) charge(t, cost, Sym::halted);
+}
+
+void Guest::pv_kick(Task& t, int cpu) {
+  charge(t, sim_.platform().kick(*t.vcpu, vcpu(cpu)), Sym::lock_ops);
+}
+
+// ---- Interrupts, ticks, kicks -------------------------------------------------------------------
+
+void Guest::deliver_irq(Vcpu& v, double handler_ns) {
+  v.irq_pending_ns += handler_ns;
+  Task* c = v.curr;
+  if (c == nullptr) {
+    if (!v.halted) return;
+    // The idle loop wakes, runs the handler, and looks at its run queue.
+    v.halted = false;
+    add_interval(Sym::idle, v.idle_since);
+    const double h = v.irq_pending_ns;
+    v.irq_pending_ns = 0;
+    profile_.add(Sym::irq, h);
+    sim_.schedule_resume(v, sim_.now() + round_ns(h));
+    return;
+  }
+  if (c->irqs_off) {
+    v.irq_waiting = true;
+    return;
+  }
+  // With IRQs on, an interrupt also ends a halt in pv_wait (a spurious wake-up for the lock).
+  if (v.halted) v.halted = false;
+  if (v.running) sim_.schedule_resume(v, sim_.now());
+}
+
+void Guest::kick_arrived(Vcpu& v) {
+  if (v.halted && v.halt_for_pv) {
+    v.halted = false;
+    if (v.running) sim_.schedule_resume(v, sim_.now());
+  } else {
+    v.kick_pending = true;  // pv_unhalted: the next pv_wait returns at once
+  }
+}
+
+void Guest::tick(Vcpu& v) {
+  if (v.curr != nullptr) {
+    bool interrupt = v.halted && v.halt_for_pv;
+    if (v.rq_len > 0 && sim_.now() - v.slice_start >= spec_.sched_slice_ns) {
+      set_need_resched(v);
+      interrupt = true;
+    }
+    if (interrupt) deliver_irq(v, 0);
+  }
+  sim_.queue().push(sim_.now() + spec_.tick_ns, EventKind::vcpu_tick,
+                    static_cast<std::uint32_t>(v.index), 0);
+}
+
+}  // namespace pvlock::sim

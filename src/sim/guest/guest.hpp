@@ -1,0 +1,162 @@
+// The guest kernel of one VM (on bare metal: the one OS on all CPUs).
+//
+// Tasks live on per-vCPU run queues (no migration). The kernel mechanisms modelled:
+// preempt_count and IRQ-disabled regions; TIF_NEED_RESCHED in a per-vCPU thread_info word
+// (simulated memory, so spinners that poll need_resched() are woken when it is set); a
+// scheduler tick that time-slices the tasks of one vCPU (sched_slice_ns) and preempts at the
+// next preemption point; wait/wake (set_current_state + schedule / try_to_wake_up, with a
+// reschedule IPI to another vCPU); an idle loop that halts; pv_wait / pv_kick halting and
+// kicking through the Platform. Per-CPU and global kernel objects are allocated per guest.
+//
+// The task-side methods (taking Task&) run inside that task's fiber; the others run in the
+// event loop or on behalf of another CPU.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pvlock/env/lock_events.hpp"
+#include "pvlock/lock/policy.hpp"
+#include "scenario/scenario.hpp"
+#include "sim/engine/time.hpp"
+#include "sim/guest/profile.hpp"
+#include "sim/guest/task.hpp"
+#include "sim/guest/vcpu.hpp"
+
+namespace pvlock::sim {
+
+class Simulation;
+
+class Guest {
+ public:
+  Guest(Simulation& sim, int index, std::string name, const scenario::GuestSpec& spec,
+        int vcpus, int first_global_vcpu);
+  ~Guest();
+  Guest(const Guest&) = delete;
+  Guest& operator=(const Guest&) = delete;
+
+  // ---- Set-up ---------------------------------------------------------------------------
+  Task& create_task(std::string name, int vcpu, std::function<void()> program);
+  void start();  // every vCPU picks its first task; ticks begin
+  std::string lock_name;  // the resolved spinlock ("auto" replaced), set by the runner
+
+  // ---- Accessors ------------------------------------------------------------------------
+  Simulation& sim() { return sim_; }
+  int index() const { return index_; }
+  const std::string& name() const { return name_; }
+  const scenario::GuestSpec& spec() const { return spec_; }
+  LockPolicies& policies() { return policies_; }
+  int vcpu_count() const { return static_cast<int>(vcpus_.size()); }
+  Vcpu& vcpu(int i) { return *vcpus_[static_cast<std::size_t>(i)]; }
+  std::vector<std::unique_ptr<Task>>& tasks() { return tasks_; }
+  LockEventCounts& counters() { return counters_; }
+  Profile& profile() { return profile_; }
+  // Start of the measured window: counters and profile restart.
+  void reset_stats();
+  // End of the run: attribute open idle/halt intervals.
+  void finish_stats();
+
+  // ---- Task side: time --------------------------------------------------------------------
+  void charge(Task& t, double ns, Sym s);
+  void charge(Task& t, double ns) { charge(t, ns, t.sym); }
+  // Extra cost of a kernel call (e.g. vcpu_is_preempted): also part of a recorded spin
+  // iteration.
+  void charge_call(Task& t, double ns, Sym s);
+  void sync(Task& t);  // wait out pending local time
+  // Waits ns of running time (servicing interrupts, preempting if allowed). With
+  // `watchable`, returns early when a watched line changes. Returns the running time this
+  // task spent in the wait (handlers and other tasks excluded).
+  Time wait(Task& t, Time ns, bool watchable);
+  void compute(Task& t, Time ns);
+  void count(Task& t, LockEvent e, std::uint64_t n);
+
+  // ---- Task side: lazy spinning -------------------------------------------------------------
+  void begin_record(Task& t);
+  void end_record(Task& t) { t.recording = false; }
+  void record_line(Task& t, std::uint64_t key, std::uint32_t version);
+  // Sleeps up to n spin iterations of per_iter ns each, until a recorded line changes.
+  // Returns the iterations that elapsed.
+  std::uint64_t spin_sleep(Task& t, Sym site, std::uint64_t n, double per_iter,
+                           double call_ns_per_iter);
+
+  // ---- Task side: scheduler ---------------------------------------------------------------
+  void schedule(Task& t);
+  void preempt_disable(Task& t) { ++t.preempt_count; }
+  void preempt_enable(Task& t);
+  void irq_disable(Task& t) { t.irqs_off = true; }
+  void irq_enable(Task& t);
+  void prepare_block(Task& t);
+  void block(Task& t);
+  void wake(Task& waker, Task& target);
+  bool need_resched(Task& t);
+  bool vcpu_is_preempted(Task& t, int cpu);
+  void pv_wait(Task& t, const SimAtomic<std::uint8_t>* ptr, std::uint8_t val);
+  void pv_kick(Task& t, int cpu);
+
+  // ---- Platform / event-loop side -------------------------------------------------------------
+  void dispatch(Vcpu& v);    // a resume event: continue the current task or the idle loop
+  void tick(Vcpu& v);        // scheduler tick
+  void deliver_irq(Vcpu& v, double handler_ns);
+  void kick_arrived(Vcpu& v);
+  void after_task_exit(Vcpu& v);
+  void watcher_fired(Task& t);  // a line the spinning task watches changed
+
+  // ---- Kernel objects -------------------------------------------------------------------
+  template <class T>
+  T& per_cpu(int cpu) {
+    static const std::size_t id = next_slot_id();
+    return static_cast<Padded<T>*>(slot<Padded<T>>(id, vcpu_count()))[cpu].value;
+  }
+  template <class T>
+  T& global() {
+    static const std::size_t id = next_slot_id();
+    return static_cast<Padded<T>*>(slot<Padded<T>>(id, 1))->value;
+  }
+
+ private:
+  template <class T>
+  struct alignas(64) Padded {
+    T value{};
+  };
+  struct Slot {
+    void* ptr = nullptr;
+    void (*del)(void*) = nullptr;
+  };
+  static std::size_t next_slot_id();
+  template <class P>
+  void* slot(std::size_t id, int n) {
+    if (id >= slots_.size()) slots_.resize(id + 1);
+    Slot& s = slots_[id];
+    if (s.ptr == nullptr) {
+      s.ptr = new P[static_cast<std::size_t>(n)];
+      s.del = [](void* p) { delete[] static_cast<P*>(p); };
+    }
+    return s.ptr;
+  }
+
+  void enqueue(Vcpu& v, Task& t);
+  Task* dequeue(Vcpu& v);
+  void yield(Task& t);
+  void resume_task(Task& t);
+  double take_irqs(Task& t);
+  bool should_preempt(Task& t);
+  void set_need_resched(Vcpu& v);
+  void unwatch_all(Task& t);
+  void add_interval(Sym s, Time since);
+
+  Simulation& sim_;
+  int index_;
+  std::string name_;
+  scenario::GuestSpec spec_;
+  LockPolicies policies_;
+  std::vector<std::unique_ptr<Vcpu>> vcpus_;
+  std::vector<std::unique_ptr<Task>> tasks_;
+  std::vector<Slot> slots_;
+  LockEventCounts counters_{};
+  Profile profile_;
+};
+
+}  // namespace pvlock::sim

@@ -1,0 +1,63 @@
+// The simulated memory operations behind SimAtomic (see sim_atomic.hpp, coherence.hpp).
+#include <algorithm>
+#include <cmath>
+
+#include "sim/context.hpp"
+#include "sim/guest/guest.hpp"
+#include "sim/simulation.hpp"
+
+namespace pvlock::sim::mem {
+
+void load(const void* addr) {
+  Task* t = tl_ctx.task;
+  if (t == nullptr) return;
+  Guest& g = *t->guest;
+  Coherence& coh = g.sim().coherence();
+  const std::uint64_t key = line_key(addr);
+  if (t->recording) {
+    // Inside a spin condition: no yield; remember the line so the spinner can sleep on it.
+    Line& l = coh.line(key);
+    g.record_line(*t, key, l.version);
+    g.charge(*t, coh.load(l, t->vcpu->pcpu));
+    return;
+  }
+  g.sync(*t);
+  g.charge(*t, coh.load(coh.line(key), t->vcpu->pcpu));
+}
+
+void write(const void* addr, bool rmw) {
+  Task* t = tl_ctx.task;
+  if (t == nullptr) return;
+  Guest& g = *t->guest;
+  Simulation& s = g.sim();
+  Coherence& coh = s.coherence();
+  const std::uint64_t key = line_key(addr);
+  // A spin condition must be read-only; if one writes, its recording cannot be trusted.
+  if (t->recording) t->rec_overflow = true;
+  g.sync(*t);
+  Line& l = coh.line(key);
+  const Time start = std::max(s.now(), l.busy_until);
+  const double cost = coh.write(l, t->vcpu->pcpu, rmw);
+  l.busy_until = start + std::max<Time>(1, static_cast<Time>(std::llround(cost)));
+  // Writes to one line serialise: wait for the ones ahead of us (a memory stall).
+  if (start > s.now()) {
+    g.profile().add(t->sym, static_cast<double>(start - s.now()));
+    g.wait(*t, start - s.now(), false);
+  }
+  g.charge(*t, cost);
+}
+
+void written(const void* addr) {
+  Simulation* s = tl_ctx.sim;
+  if (s == nullptr) return;
+  Line* l = s->coherence().find(line_key(addr));
+  if (l == nullptr) return;
+  ++l->version;
+  if (l->watchers == nullptr) return;
+  Coherence::notify(*l, [](void* w) {
+    Task* t = static_cast<Task*>(w);
+    t->guest->watcher_fired(*t);
+  });
+}
+
+}  // namespace pvlock::sim::mem

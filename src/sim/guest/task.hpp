@@ -1,0 +1,68 @@
+// A guest task (struct task_struct): a fiber running a workload program on one vCPU.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "pvlock/env/lock_events.hpp"
+#include "sim/engine/fiber.hpp"
+#include "sim/engine/rng.hpp"
+#include "sim/engine/time.hpp"
+#include "sim/guest/profile.hpp"
+#include "sim/guest/sim_atomic.hpp"
+#include "sim/machine/coherence.hpp"
+
+namespace pvlock::sim {
+
+class Guest;
+struct Vcpu;
+
+inline constexpr int kMaxWatchedLines = 8;
+inline constexpr int kMaxRecordedCounts = 4;
+
+struct Task {
+  // Simulated memory first: each word on its own line, as fields of a task_struct that
+  // other CPUs poll (p->on_cpu in owner spinning) must not share a line with our state.
+  struct alignas(64) Word {
+    SimAtomic<std::uint32_t> v{};
+  };
+  Word on_cpu;  // p->on_cpu
+  Word state;   // TASK_RUNNING (0) / TASK_UNINTERRUPTIBLE (1)
+
+  int id = 0;  // per guest
+  Guest* guest = nullptr;
+  Vcpu* vcpu = nullptr;
+  std::string name;
+  Fiber fiber;
+  Rng rng;
+  std::function<void()> program;
+
+  // Local time not yet elapsed (charged by compute and memory accesses): the next shared
+  // memory operation waits until it has passed in running time.
+  double pending_ns = 0;
+  Sym sym = Sym::workload;
+  int preempt_count = 0;
+  bool irqs_off = false;
+  bool blocked = false;  // off the run queue, waiting for wake()
+  bool on_rq = false;
+  Task* rq_next = nullptr;
+
+  // Lazy spinning: what one evaluation of a spin condition read and charged.
+  bool recording = false;
+  int rec_lines = 0;
+  bool rec_overflow = false;
+  std::array<std::uint64_t, kMaxWatchedLines> rec_keys{};
+  std::array<std::uint32_t, kMaxWatchedLines> rec_versions{};
+  double rec_hit_ns = 0;    // its cost once every line is cached (l1 hits + extra charges)
+  double rec_call_ns = 0;   // the part of rec_hit_ns spent in vcpu_is_preempted()
+  int rec_count_n = 0;
+  std::array<std::pair<LockEvent, std::uint64_t>, kMaxRecordedCounts> rec_counts{};
+  std::array<WatchNode, kMaxWatchedLines> watch{};
+  bool watch_fired = false;
+
+  bool preemptible() const { return preempt_count == 0 && !irqs_off; }
+};
+
+}  // namespace pvlock::sim

@@ -1,0 +1,44 @@
+// What a guest kernel asks of the machine it runs on: the seam between guest and host.
+//
+// The guest calls the platform to halt a vCPU (HLT in the idle loop or in pv_wait), to kick
+// another vCPU (KVM_HC_KICK_CPU), and to send an IPI; the platform decides when the target
+// notices (Guest::kick_arrived / Guest::deliver_irq) and, under a hypervisor, when a vCPU is
+// on a physical CPU at all (Simulation::vcpu_stop / vcpu_start) and which physical CPU the
+// cache model should charge (Vcpu::pcpu). Bare metal (bare_metal.hpp) does all of this at
+// once; the hypervisor layer replaces it with exits, host scheduling and wake-up latencies.
+#pragma once
+
+#include "sim/engine/event_queue.hpp"
+
+namespace pvlock::sim {
+
+class Simulation;
+class Guest;
+struct Vcpu;
+
+class Platform {
+ public:
+  virtual ~Platform() = default;
+  // Called once the guests exist, before the run starts.
+  virtual void attach(Simulation& sim) = 0;
+  // KVM_FEATURE_PV_UNHALT offered: the guest's "auto" lock becomes pvqspinlock.
+  virtual bool pv_unhalt(const Guest& guest) const = 0;
+  // The vCPU executes HLT (idle loop or pv_wait); it stays halted until the guest is told
+  // of a kick or an interrupt. Returns the cost (ns) charged to the halting vCPU.
+  virtual double halt(Vcpu& v) = 0;
+  // pv_kick(from -> to). Returns the cost (ns) charged to the kicking vCPU.
+  virtual double kick(Vcpu& from, Vcpu& to) = 0;
+  // A reschedule IPI (from -> to) whose handler costs `handler_ns` on the target. Returns
+  // the cost charged to the sender.
+  virtual double send_ipi(Vcpu& from, Vcpu& to, double handler_ns) = 0;
+  // Events of kind EventKind::host.
+  virtual void on_event(const Event& e) = 0;
+  // The vCPU enters / leaves a PAUSE loop (a guest spin_until): pause-loop exiting watches
+  // these. Bare metal ignores them.
+  virtual void spin_begin(Vcpu&) {}
+  virtual void spin_end(Vcpu&) {}
+  // Start of the measured window: host counters restart.
+  virtual void measure_start() {}
+};
+
+}  // namespace pvlock::sim

@@ -1,0 +1,136 @@
+#include "sim/run.hpp"
+
+#include <chrono>
+#include <map>
+#include <stdexcept>
+
+#include "pvlock/lock/registry.hpp"
+#include "report/counters_json.hpp"
+#include "sim/guest/guest.hpp"
+#include "sim/guest/sim_env.hpp"
+#include "sim/simulation.hpp"
+
+namespace pvlock::sim {
+
+std::string resolve_lock_name(const scenario::GuestSpec& g, bool host_pv_unhalt) {
+  std::string name = g.lock_name;
+  if (name == "auto") name = host_pv_unhalt && !g.nopvspin ? "pvqspinlock" : "qspinlock";
+  bool known = false;
+  std::string names;
+  for (const LockInfo& i : lock_infos<SimEnv>()) {
+    known = known || i.name == name;
+    names += (names.empty() ? "" : ", ") + std::string(i.name);
+  }
+  if (!known)
+    throw std::invalid_argument("guest lock '" + name + "' is not available; locks: " + names);
+  return name;
+}
+
+double run_scenario(const scenario::Scenario& sc,
+                    const std::function<void(Simulation&, std::vector<VmRun>&)>& inspect) {
+  if (!sc.bare_metal())
+    throw std::invalid_argument("scenarios with a [host] need the hypervisor layer, which is "
+                                "not part of the simulator yet; remove [host] for bare metal");
+  if (sc.vms.empty()) throw std::invalid_argument("scenario has no VM / guest");
+  if (sc.machine.cpus() > kMaxCpus)
+    throw std::invalid_argument("at most " + std::to_string(kMaxCpus) + " CPUs are supported");
+  // Declared first so that it is destroyed last: the guests' fibers unwind before the
+  // workloads their programs belong to go away.
+  std::vector<VmRun> vms;
+  Simulation sim(sc);
+  for (const scenario::VmSpec& spec : sc.vms) {
+    for (int k = 0; k < spec.count; ++k) {
+      VmRun vm;
+      vm.name = spec.count > 1 ? spec.name + std::to_string(k) : spec.name;
+      // Bare metal: one OS on every CPU of the machine.
+      const int vcpus = sc.bare_metal() ? sc.machine.cpus() : spec.vcpus;
+      vm.guest = &sim.add_guest(vm.name, spec.guest, vcpus);
+      vm.guest->lock_name = resolve_lock_name(spec.guest, sim.platform().pv_unhalt(*vm.guest));
+      vms.push_back(std::move(vm));
+    }
+  }
+  // Workloads create their tasks once every guest exists.
+  std::size_t i = 0;
+  for (const scenario::VmSpec& spec : sc.vms)
+    for (int k = 0; k < spec.count; ++k, ++i)
+      vms[i].workload = workload::make_workload(spec.workload, *vms[i].guest);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  sim.run();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  inspect(sim, vms);
+  return wall;
+}
+
+namespace {
+
+nlohmann::ordered_json profile_json(const Guest& g) {
+  const Profile& p = const_cast<Guest&>(g).profile();
+  // Several spin sites share a kernel symbol (queued_spin_lock_slowpath): merge by name,
+  // keeping the fixed symbol order.
+  std::vector<std::pair<std::string, double>> rows;
+  double total = 0;
+  for (int s = 0; s < kSymCount; ++s) {
+    const double ns = p.ns[static_cast<std::size_t>(s)];
+    total += ns;
+    const std::string name(sym_name(static_cast<Sym>(s)));
+    bool merged = false;
+    for (auto& [n, v] : rows)
+      if (n == name) {
+        v += ns;
+        merged = true;
+      }
+    if (!merged) rows.emplace_back(name, ns);
+  }
+  nlohmann::ordered_json j;
+  j["total_ns"] = total;
+  nlohmann::ordered_json sym = nlohmann::ordered_json::object();
+  for (const auto& [n, v] : rows) {
+    if (v <= 0) continue;
+    sym[n] = {{"ns", v}, {"pct", total > 0 ? 100.0 * v / total : 0.0}};
+  }
+  j["symbols"] = sym;
+  return j;
+}
+
+}  // namespace
+
+nlohmann::ordered_json run_to_json(const scenario::Scenario& sc) {
+  nlohmann::ordered_json j;
+  j["scenario"] = sc.name;
+  j["seed"] = sc.run.seed;
+  double wall = 0;
+  std::uint64_t events = 0, steps = 0;
+  wall = run_scenario(sc, [&](Simulation& sim, std::vector<VmRun>& vms) {
+    j["simulated_ns"] = sim.end_time();
+    j["measured_ns"] = sim.end_time() - sim.measure_start();
+    nlohmann::ordered_json vj = nlohmann::ordered_json::array();
+    LockEventCounts total{};
+    nlohmann::ordered_json prof = nlohmann::ordered_json::object();
+    for (VmRun& vm : vms) {
+      nlohmann::ordered_json v;
+      v["name"] = vm.name;
+      v["lock"] = vm.guest->lock_name;
+      v["vcpus"] = vm.guest->vcpu_count();
+      v["score"] = vm.workload->score();
+      v["unit"] = vm.workload->unit();
+      vm.workload->report(v);
+      vj.push_back(v);
+      total += vm.guest->counters();
+      prof[vm.name] = profile_json(*vm.guest);
+    }
+    j["vms"] = vj;
+    j["counters"] = report::counters_json(total);
+    j["profile"] = prof;
+    events = sim.events();
+    steps = sim.inline_steps();
+  });
+  j["perf"] = {{"wall_s", wall},
+               {"events", events},
+               {"inline_steps", steps},
+               {"events_per_s", wall > 0 ? static_cast<double>(events) / wall : 0.0},
+               {"steps_per_s", wall > 0 ? static_cast<double>(events + steps) / wall : 0.0}};
+  return j;
+}
+
+}  // namespace pvlock::sim

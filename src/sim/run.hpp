@@ -1,0 +1,40 @@
+// The scenario runner: Scenario -> simulation -> result JSON. Thread-safe in the sense that
+// several runs may proceed at once in different threads (each is single-threaded and keeps
+// its state in thread_local context).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "scenario/scenario.hpp"
+#include "workload/workload.hpp"
+
+namespace pvlock::sim {
+
+class Simulation;
+class Guest;
+
+struct VmRun {
+  std::string name;
+  Guest* guest = nullptr;
+  std::unique_ptr<workload::Workload> workload;
+};
+
+// The spinlock a guest uses: its lock_name, with "auto" resolved as the kernel does
+// (pvqspinlock when the host offers PV unhalt and nopvspin is not given, else qspinlock).
+std::string resolve_lock_name(const scenario::GuestSpec& g, bool host_pv_unhalt);
+
+// Builds and runs the simulation of `sc`; `inspect` sees it after the run, before teardown.
+// Returns the wall-clock seconds the run took. Throws scenario::ScenarioError for invalid
+// workload parameters and std::invalid_argument for an unknown lock or unsupported setup.
+double run_scenario(const scenario::Scenario& sc,
+                    const std::function<void(Simulation&, std::vector<VmRun>&)>& inspect);
+
+// {"scenario", "seed", "simulated_ns", "vms": [...], "counters", "profile", "perf"}; every
+// field except "perf" is a deterministic function of the scenario and its seed.
+nlohmann::ordered_json run_to_json(const scenario::Scenario& sc);
+
+}  // namespace pvlock::sim

@@ -1,0 +1,111 @@
+#include "sim/simulation.hpp"
+
+#include "sim/bare_metal.hpp"
+#include "sim/context.hpp"
+#include "sim/guest/guest.hpp"
+
+namespace pvlock::sim {
+
+namespace {
+Time ms_to_ns(double ms) { return static_cast<Time>(ms * 1e6 + 0.5); }
+}  // namespace
+
+Simulation::Simulation(const scenario::Scenario& sc, std::unique_ptr<Platform> platform)
+    : scenario_(sc),
+      topo_(sc.machine),
+      coherence_(topo_, scenario_.costs),
+      queue_(8192),
+      platform_(platform ? std::move(platform) : std::make_unique<BareMetal>(sc.costs)) {
+  measure_start_ = ms_to_ns(sc.run.warmup_ms);
+  end_ = measure_start_ + ms_to_ns(sc.run.duration_ms);
+}
+
+Simulation::~Simulation() {
+  Context saved = tl_ctx;
+  tl_ctx = Context{};  // fibers unwinding below must not simulate anything
+  guests_.clear();
+  tl_ctx = saved.sim == this ? Context{} : saved;
+}
+
+Guest& Simulation::add_guest(std::string name, const scenario::GuestSpec& spec, int vcpus) {
+  const int first = static_cast<int>(vcpus_.size());
+  guests_.push_back(std::make_unique<Guest>(*this, static_cast<int>(guests_.size()),
+                                            std::move(name), spec, vcpus, first));
+  Guest& g = *guests_.back();
+  for (int i = 0; i < vcpus; ++i) vcpus_.push_back(&g.vcpu(i));
+  return g;
+}
+
+void Simulation::schedule_resume(Vcpu& v, Time at) {
+  ++v.gen;
+  v.resume_at = at;
+  queue_.push(at, EventKind::vcpu_resume, static_cast<std::uint32_t>(v.index), v.gen);
+}
+
+void Simulation::cancel_resume(Vcpu& v) {
+  ++v.gen;
+  v.resume_at = kNever;
+}
+
+void Simulation::vcpu_stop(Vcpu& v) {
+  if (!v.running) return;
+  v.run_accum += now_ - v.run_since;
+  v.running = false;
+  cancel_resume(v);
+}
+
+void Simulation::vcpu_start(Vcpu& v) {
+  if (v.running) return;
+  v.running = true;
+  v.run_since = now_;
+  // Whatever the vCPU was doing continues; a wait re-arms itself from its running-time
+  // target, an idle or halted vCPU stays halted until an interrupt or kick.
+  if (!v.halted) schedule_resume(v, now_);
+}
+
+void Simulation::run() {
+  const Context saved = tl_ctx;
+  tl_ctx = Context{this, nullptr};
+  platform_->attach(*this);
+  queue_.push(measure_start_, EventKind::warmup_end, 0, 0);
+  queue_.push(end_, EventKind::run_end, 0, 0);
+  for (auto& g : guests_) g->start();
+  stop_ = false;
+  while (!stop_ && !queue_.empty()) {
+    const Event e = queue_.pop();
+    now_ = e.time;
+    ++events_;
+    dispatch(e);
+  }
+  for (auto& g : guests_) g->finish_stats();
+  tl_ctx = saved;
+}
+
+void Simulation::dispatch(const Event& e) {
+  switch (e.kind) {
+    case EventKind::vcpu_resume: {
+      Vcpu& v = vcpu(static_cast<int>(e.target));
+      if (e.gen != v.gen || !v.running) return;
+      v.resume_at = kNever;
+      v.guest->dispatch(v);
+      return;
+    }
+    case EventKind::vcpu_tick: {
+      Vcpu& v = vcpu(static_cast<int>(e.target));
+      v.guest->tick(v);
+      return;
+    }
+    case EventKind::warmup_end:
+      for (auto& g : guests_) g->reset_stats();
+      return;
+    case EventKind::run_end:
+      stop_ = true;
+      return;
+    case EventKind::timer:
+    case EventKind::host:
+      platform_->on_event(e);
+      return;
+  }
+}
+
+}  // namespace pvlock::sim

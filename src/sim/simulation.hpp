@@ -1,0 +1,90 @@
+// One simulation: virtual time, the event loop, the machine (topology + cache model), the
+// platform (bare metal or a host) and the guests. Single-threaded; see context.hpp.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scenario/scenario.hpp"
+#include "sim/engine/event_queue.hpp"
+#include "sim/engine/time.hpp"
+#include "sim/machine/coherence.hpp"
+#include "sim/machine/topology.hpp"
+#include "sim/platform.hpp"
+
+namespace pvlock::sim {
+
+class Guest;
+struct Task;
+struct Vcpu;
+
+class Simulation {
+ public:
+  // The platform is bare metal when `platform` is null.
+  explicit Simulation(const scenario::Scenario& sc, std::unique_ptr<Platform> platform = nullptr);
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  // Set-up: a guest with `vcpus` vCPUs; on bare metal vCPU i is physical CPU i.
+  Guest& add_guest(std::string name, const scenario::GuestSpec& spec, int vcpus);
+  // Runs from time 0 to warmup + duration.
+  void run();
+
+  Time now() const { return now_; }
+  Time measure_start() const { return measure_start_; }
+  Time end_time() const { return end_; }
+  bool measuring() const { return now_ >= measure_start_; }
+  double measured_seconds() const { return static_cast<double>(end_ - measure_start_) * 1e-9; }
+  std::uint64_t seed() const { return scenario_.run.seed; }
+  const scenario::Scenario& scenario() const { return scenario_; }
+  const scenario::Costs& costs() const { return scenario_.costs; }
+  const Topology& topology() const { return topo_; }
+  Coherence& coherence() { return coherence_; }
+  Platform& platform() { return *platform_; }
+  EventQueue& queue() { return queue_; }
+  std::vector<std::unique_ptr<Guest>>& guests() { return guests_; }
+  Vcpu& vcpu(int index) { return *vcpus_[static_cast<std::size_t>(index)]; }
+  int vcpu_count() const { return static_cast<int>(vcpus_.size()); }
+
+  // ---- vCPU progress (used by guests and the platform) ---------------------------------
+  // The vCPU's current context continues at `at` (any earlier pending resume is cancelled).
+  void schedule_resume(Vcpu& v, Time at);
+  void cancel_resume(Vcpu& v);
+  // Host side: the vCPU leaves / gets a physical CPU. Its running-time clock stops while
+  // it is off, so waits measured in running time stretch.
+  void vcpu_stop(Vcpu& v);
+  void vcpu_start(Vcpu& v);
+  // Advances time by dt inside the running fiber if no event comes first (no switch).
+  bool try_advance_inline(Time dt) {
+    if (queue_.next_time() <= now_ + dt) return false;
+    now_ += dt;
+    ++inline_steps_;
+    return true;
+  }
+
+  // ---- Statistics -----------------------------------------------------------------------
+  std::uint64_t events() const { return events_; }
+  std::uint64_t inline_steps() const { return inline_steps_; }
+
+ private:
+  void dispatch(const Event& e);
+
+  scenario::Scenario scenario_;
+  Topology topo_;
+  Coherence coherence_;
+  EventQueue queue_;
+  std::unique_ptr<Platform> platform_;
+  std::vector<std::unique_ptr<Guest>> guests_;
+  std::vector<Vcpu*> vcpus_;
+  Time now_ = 0;
+  Time measure_start_ = 0;
+  Time end_ = 0;
+  std::uint64_t events_ = 0;
+  std::uint64_t inline_steps_ = 0;
+  bool stop_ = false;
+};
+
+}  // namespace pvlock::sim

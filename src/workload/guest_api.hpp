@@ -1,0 +1,53 @@
+// What a workload program may do, for the task whose fiber is running: compute (local work
+// in running time), disable/enable interrupts, draw random durations, and ask whether the
+// measured window has started. Locks are used directly (pvlock::with_lock<SimEnv>), and
+// block/wake through SimEnv, exactly as kernel code would.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "scenario/scenario.hpp"
+#include "sim/context.hpp"
+#include "sim/guest/guest.hpp"
+#include "sim/simulation.hpp"
+
+namespace pvlock::workload::api {
+
+inline sim::Task& self() { return *sim::tl_ctx.task; }
+inline sim::Guest& guest() { return *self().guest; }
+
+inline void compute(std::int64_t ns) {
+  if (ns > 0) guest().compute(self(), ns);
+}
+inline void irq_disable() { guest().irq_disable(self()); }
+inline void irq_enable() { guest().irq_enable(self()); }
+inline bool measuring() { return guest().sim().measuring(); }
+inline std::int64_t now() { return guest().sim().now(); }
+// Attribute the following instructions to a profile symbol.
+inline void set_symbol(sim::Sym s) { self().sym = s; }
+
+// One draw from a duration distribution (ns), with the task's own generator.
+inline std::int64_t sample(const scenario::Dist& d) {
+  sim::Rng& r = self().rng;
+  double x = d.mean;
+  switch (d.kind) {
+    case scenario::Dist::Kind::constant: break;
+    case scenario::Dist::Kind::uniform: x = d.min + (d.max - d.min) * r.uniform(); break;
+    case scenario::Dist::Kind::normal: {
+      // Box-Muller: one normal deviate from two uniforms.
+      const double u1 = std::max(r.uniform(), 1e-300);
+      const double u2 = r.uniform();
+      const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+      x = d.mean * (1.0 + d.cv * z);
+      break;
+    }
+    case scenario::Dist::Kind::exponential:
+      x = -d.mean * std::log(std::max(1.0 - r.uniform(), 1e-300));
+      break;
+  }
+  return static_cast<std::int64_t>(std::llround(std::max(0.0, x)));
+}
+
+}  // namespace pvlock::workload::api

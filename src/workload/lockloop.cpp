@@ -1,0 +1,100 @@
+#include "workload/lockloop.hpp"
+
+#include <array>
+#include <string_view>
+#include <vector>
+
+#include "pvlock/lock/registry.hpp"
+#include "scenario/parse.hpp"
+#include "sim/guest/sim_env.hpp"
+#include "workload/guest_api.hpp"
+
+namespace pvlock::workload {
+namespace {
+
+struct LockLoopParams {
+  int tasks_per_vcpu = 1;
+  scenario::Dist compute{};
+  scenario::Dist hold{};
+  bool irqs_off = false;
+};
+
+template <class L>
+class LockLoop final : public Workload {
+ public:
+  LockLoop(const LockLoopParams& p, sim::Guest& g) : p_(p), guest_(g) {
+    const int n = g.vcpu_count() * p.tasks_per_vcpu;
+    ops_.assign(static_cast<std::size_t>(n), 0);
+    for (int i = 0; i < n; ++i) {
+      const int cpu = i % g.vcpu_count();
+      g.create_task("lockloop/" + std::to_string(i), cpu, [this, i] { body(i); });
+    }
+  }
+  double score() const override {
+    std::uint64_t total = 0;
+    for (auto x : ops_) total += x;
+    return static_cast<double>(total) / guest_.sim().measured_seconds();
+  }
+  std::string unit() const override { return "ops/s"; }
+  void report(nlohmann::ordered_json& vm) const override {
+    std::uint64_t total = 0, lo = ~std::uint64_t{0}, hi = 0;
+    for (auto x : ops_) {
+      total += x;
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+    }
+    vm["ops"] = total;
+    vm["per_task"] = {{"min", ops_.empty() ? 0 : lo}, {"max", hi}};
+  }
+
+ private:
+  void body(int i) {
+    for (;;) {
+      api::compute(api::sample(p_.compute));
+      if (p_.irqs_off) api::irq_disable();
+      api::set_symbol(sim::Sym::lock_ops);
+      lock_->lock.lock();
+      api::set_symbol(sim::Sym::workload);
+      api::compute(api::sample(p_.hold));
+      api::set_symbol(sim::Sym::lock_ops);
+      lock_->lock.unlock();
+      api::set_symbol(sim::Sym::workload);
+      if (p_.irqs_off) api::irq_enable();
+      if (api::measuring()) ++ops_[static_cast<std::size_t>(i)];
+    }
+  }
+
+  // Lock objects get their own cache lines, as a kernel object's lock would not share with
+  // unrelated hot data.
+  struct alignas(64) Holder {
+    L lock;
+  };
+  LockLoopParams p_;
+  sim::Guest& guest_;
+  std::unique_ptr<Holder> lock_ = std::make_unique<Holder>();
+  std::vector<std::uint64_t> ops_;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_lockloop(const scenario::WorkloadSpec& spec, sim::Guest& guest) {
+  static constexpr std::array<std::string_view, 5> kKnown = {"tasks_per_vcpu", "compute_ns",
+                                                             "hold_ns", "irqs_off", "type"};
+  LockLoopParams p;
+  p.tasks_per_vcpu = static_cast<int>(scenario::param_int(spec, "tasks_per_vcpu", 1, 1, 64));
+  scenario::Dist c;
+  c.mean = 500;
+  scenario::Dist h;
+  h.mean = 100;
+  p.compute = scenario::param_dist(spec, "compute_ns", c);
+  p.hold = scenario::param_dist(spec, "hold_ns", h);
+  p.irqs_off = scenario::param_bool(spec, "irqs_off", false);
+  scenario::reject_unknown_params(spec, kKnown);
+  std::unique_ptr<Workload> out;
+  with_lock<sim::SimEnv>(guest.lock_name, [&]<class L>(const LockInfo&) {
+    out = std::make_unique<LockLoop<L>>(p, guest);
+  });
+  return out;
+}
+
+}  // namespace pvlock::workload

@@ -1,0 +1,30 @@
+// A workload: guest task programs plus a score. The runner creates one per VM; the
+// workload creates its tasks in that VM's guest kernel in setup() and reports after the run.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "scenario/scenario.hpp"
+
+namespace pvlock::sim {
+class Guest;
+}
+
+namespace pvlock::workload {
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual double score() const = 0;
+  virtual std::string unit() const = 0;
+  // Workload-specific result fields for the VM's JSON entry.
+  virtual void report(nlohmann::ordered_json& vm) const { (void)vm; }
+};
+
+// Validates spec's parameters (throwing scenario::ScenarioError at the offending key) and
+// creates the workload's tasks in `guest`, whose lock_name is already resolved.
+std::unique_ptr<Workload> make_workload(const scenario::WorkloadSpec& spec, sim::Guest& guest);
+
+}  // namespace pvlock::workload
