@@ -1,0 +1,100 @@
+#!/usr/bin/python3
+"""Plot `pvlock bench --json` output: throughput and fairness against thread count.
+
+(Debian's python3-matplotlib, hence /usr/bin/python3 rather than the first python3 on PATH.)
+
+    build/pvlock bench --json > bench.json
+    tools/plot_bench.py bench.json -o docs/img/bench.png [--title "..."]
+
+Left: ops/s (log scale) per lock; right: fairness (min/max per-thread ops). pvlock's locks
+are solid lines, peer locks dashed; the dotted vertical line marks the hardware threads, so
+everything to its right is over-subscribed.
+"""
+import argparse
+import json
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def load(path):
+    with (sys.stdin if path == "-" else open(path)) as f:
+        doc = json.load(f)
+    if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list):
+        sys.exit(f"plot_bench: {path}: not `pvlock bench --json` output (no 'rows' list)")
+    return doc
+
+
+def series(rows):
+    """{lock: (origin, [(threads, ops_per_s, fairness)])} in first-seen lock order."""
+    out = {}
+    for r in rows:
+        if r.get("stuck"):
+            continue
+        origin, points = out.setdefault(r["lock"], (r.get("origin", "pvlock"), []))
+        points.append((r["threads"], r["ops_per_s"], r["fairness"]))
+    for _, points in out.values():
+        points.sort()
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("json", help="pvlock bench --json output ('-' for stdin)")
+    ap.add_argument("-o", "--output", required=True, help="PNG file to write")
+    ap.add_argument("--title", default=None)
+    args = ap.parse_args()
+
+    doc = load(args.json)
+    data = series(doc["rows"])
+    if not data:
+        sys.exit("plot_bench: no rows to plot")
+    hw = doc.get("hardware_threads")
+    cfg = doc.get("config", {})
+
+    fig, (ax_ops, ax_fair) = plt.subplots(1, 2, figsize=(13, 5.2))
+    colors = list(plt.get_cmap("tab10").colors) + list(plt.get_cmap("Dark2").colors)
+    for i, (lock, (origin, points)) in enumerate(data.items()):
+        threads = [p[0] for p in points]
+        style = dict(
+            color=colors[i % len(colors)],
+            linestyle="-" if origin == "pvlock" else "--",
+            marker="o" if origin == "pvlock" else "s",
+            linewidth=2.2 if origin == "pvlock" else 1.4,
+            markersize=5,
+            label=f"{lock}" + ("" if origin == "pvlock" else " (peer)"),
+        )
+        ax_ops.plot(threads, [max(p[1], 1.0) for p in points], **style)
+        ax_fair.plot(threads, [p[2] for p in points], **style)
+
+    all_threads = sorted({p[0] for _, pts in data.values() for p in pts})
+    for ax in (ax_ops, ax_fair):
+        ax.set_xlabel("threads")
+        ax.set_xticks(all_threads)
+        ax.grid(True, which="both", alpha=0.3)
+        if hw:
+            ax.axvline(hw, color="grey", linestyle=":", linewidth=1)
+    ax_ops.set_yscale("log")
+    ax_ops.set_ylabel("lock/unlock operations per second (log)")
+    ax_ops.set_title("throughput")
+    ax_fair.set_ylim(-0.02, 1.02)
+    ax_fair.set_ylabel("fairness = min / max ops per thread")
+    ax_fair.set_title("fairness")
+    ax_fair.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
+
+    title = args.title or (
+        f"pvlock bench: {hw} hardware threads, {cfg.get('duration_s', '?')} s/point, "
+        f"cs {cfg.get('cs_lines', '?')} lines + {cfg.get('cs_ns', '?')} ns, "
+        f"outside {cfg.get('outside_ns', '?')} ns"
+    )
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(args.output, dpi=110)
+    print(f"plot_bench: wrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()
