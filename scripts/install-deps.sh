@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libboost-context-dev libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   libck-dev
+  libabsl-dev                # optional peer lock absl_mutex in `pvlock bench`
   clang libclang-rt-14-dev   # libFuzzer target for the scenario parser
   python3 python3-matplotlib # tools/plot.py
   parallel                   # sharded sweep test
