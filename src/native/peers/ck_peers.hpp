@@ -8,6 +8,7 @@
 #include <ck_pr.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 
 namespace pvlock::native::peers {
@@ -62,7 +63,7 @@ class CkMcs {
   void lock() {
     ck_spinlock_mcs_context_t* node = pool().alloc();
     ck_spinlock_mcs_lock(&queue_, node);
-    holder_ = node;
+    holder_.store(node, std::memory_order_relaxed);
   }
   bool try_lock() {
     ck_spinlock_mcs_context_t* node = pool().alloc();
@@ -70,11 +71,11 @@ class CkMcs {
       pool().free(node);
       return false;
     }
-    holder_ = node;
+    holder_.store(node, std::memory_order_relaxed);
     return true;
   }
   void unlock() {
-    ck_spinlock_mcs_context_t* node = holder_;
+    ck_spinlock_mcs_context_t* node = holder_.load(std::memory_order_relaxed);
     ck_spinlock_mcs_unlock(&queue_, node);
     pool().free(node);
   }
@@ -107,7 +108,9 @@ class CkMcs {
   }
 
   ck_spinlock_mcs_t queue_ = CK_SPINLOCK_MCS_INITIALIZER;
-  ck_spinlock_mcs_context_t* holder_ = nullptr;  // written and read only by the holder
+  // Written and read only by the holder; atomic only so that ThreadSanitizer, which cannot
+  // see ck's inline-asm synchronisation, does not flag the hand-over between holders.
+  std::atomic<ck_spinlock_mcs_context_t*> holder_{nullptr};
 };
 
 }  // namespace pvlock::native::peers
