@@ -9,6 +9,11 @@
 //   "unhalted" token and wakes it, a wait returns at once if the token is set (the KVM
 //   pv_unhalted flag makes a kick that arrives before the halt stick the same way).
 // - block/wake use a per-task futex word (TASK_UNINTERRUPTIBLE / wake_up_process).
+// - need_resched() stands in for the scheduler tick: while more threads hold CPU ids than
+//   the machine has cores, a thread that has run for a slice (kSliceNs) without sleeping in
+//   block()/pv_wait() reads true, as TIF_NEED_RESCHED would be set on an over-committed CPU.
+//   Without it no native mutex/rwsem spinner would ever give up (owners never look
+//   descheduled natively). Sleeping starts a new slice.
 #pragma once
 
 #include <linux/futex.h>
@@ -16,11 +21,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <thread>
 
 #include "pvlock/env/environment.hpp"
 #include "pvlock/env/native_atomic.hpp"
@@ -85,6 +92,7 @@ class CpuIds {
       if (!used_[i].load(std::memory_order_relaxed) &&
           used_[i].compare_exchange_strong(expected, true)) {
         bump_high_water(i + 1);
+        live_.fetch_add(1, std::memory_order_relaxed);
         return i;
       }
     }
@@ -95,9 +103,15 @@ class CpuIds {
     if (id < 0 || id >= kMaxCpus || !used_[id].compare_exchange_strong(expected, true))
       return false;
     bump_high_water(id + 1);
+    live_.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
-  void release(int id) { used_[id].store(false); }
+  void release(int id) {
+    used_[id].store(false);
+    live_.fetch_sub(1, std::memory_order_relaxed);
+  }
+  // Threads currently holding an id (the native "runnable tasks").
+  int live() const { return live_.load(std::memory_order_relaxed); }
   int high_water() const { return high_water_.load(); }
 
  private:
@@ -108,6 +122,7 @@ class CpuIds {
   }
   std::array<std::atomic<bool>, kMaxCpus> used_{};
   std::atomic<int> high_water_{0};
+  std::atomic<int> live_{0};
 };
 
 }  // namespace native
@@ -167,9 +182,19 @@ struct NativeEnv {
     return cond() ? SpinResult::ready : SpinResult::timeout;
   }
 
-  // Bare metal: no vCPU is ever preempted, and the scheduler tick does not reach us.
+  // Bare metal: no vCPU is ever preempted.
   static bool vcpu_is_preempted(int) { return false; }
-  static bool need_resched() { return false; }
+  // A scheduler slice: the 3 ms minimum of CFS (and roughly EEVDF's base slice x (1 + log2
+  // CPUs) on small machines).
+  static constexpr std::int64_t kSliceNs = 3'000'000;
+  static bool need_resched() {
+    static const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (native::CpuIds::instance().live() <= cores) return false;
+    Binding& b = binding();
+    const std::int64_t now = now_ns();
+    if (b.slice_start == 0) b.slice_start = now;
+    return now - b.slice_start > kSliceNs;
+  }
   static void preempt_disable() {}
   static void preempt_enable() {}
 
@@ -182,6 +207,7 @@ struct NativeEnv {
     task* t = current();
     t->on_cpu.store(false, std::memory_order_relaxed);
     native::futex_wait(&slot.unhalted, 0);
+    binding().slice_start = now_ns();
     t->on_cpu.store(true, std::memory_order_relaxed);
     slot.unhalted.store(0, std::memory_order_release);
   }
@@ -204,6 +230,7 @@ struct NativeEnv {
     if (t->blocked.load(std::memory_order_acquire) == 0) return;
     t->on_cpu.store(false, std::memory_order_relaxed);
     native::futex_wait(&t->blocked, 1);
+    binding().slice_start = now_ns();
     t->on_cpu.store(true, std::memory_order_relaxed);
   }
   static void wake(task* t) {
@@ -236,8 +263,10 @@ struct NativeEnv {
  private:
   struct Binding {
     int id = -1;
+    std::int64_t slice_start = 0;  // need_resched(): when this thread last started running
     void attach(int new_id) {
       id = new_id;
+      slice_start = 0;
       if (id < 0) return;  // more than kMaxCpus live threads: cpu() will return -1
       task& t = per_cpu<native::Task>(id);
       t.cpu = id;

@@ -12,7 +12,9 @@
 #include "pvlock/env/environment.hpp"
 #include "pvlock/lock/busted.hpp"
 #include "pvlock/lock/mcs.hpp"
+#include "pvlock/lock/mutex.hpp"
 #include "pvlock/lock/qspinlock.hpp"
+#include "pvlock/lock/rwsem.hpp"
 #include "pvlock/lock/tas.hpp"
 #include "pvlock/lock/ticket.hpp"
 
@@ -50,6 +52,14 @@ void for_each_lock(F&& f) {
       "pvqspinlock", LockKind::spin,
       "paravirt qspinlock: waiters halt after a spin and are kicked; hybrid lock stealing",
       {"spin_threshold", "prev_check_mask", "wait_early", "hybrid_stealing"}});
+  f.template operator()<Mutex<Env>>(LockInfo{
+      "mutex", LockKind::sleeping,
+      "kernel mutex: OSQ-gated spinning on a running owner, FIFO sleepers, hand-off",
+      {"break_on_prev_preempted", "preempt_check_period", "spin_on_owner"}});
+  f.template operator()<RwSem<Env>>(LockInfo{
+      "rwsem", LockKind::rw,
+      "kernel rw_semaphore: writers spin (time-limited on readers), reader stealing, hand-off",
+      {"break_on_prev_preempted", "preempt_check_period", "spin_on_owner"}});
   f.template operator()<BustedLock<Env>>(LockInfo{
       "busted", LockKind::spin, "no exclusion at all: locktorture's lock_busted, must FAIL", {},
       true});

@@ -1,0 +1,571 @@
+// struct rw_semaphore (kernel/locking/rwsem.c, v5.11+ design): a sleeping reader-writer
+// lock. lock()/unlock() are down_write()/up_write(), lock_shared()/unlock_shared() are
+// down_read()/up_read(). Word layout and constants: rwsem_word.hpp.
+//
+// - Readers take the lock with one fetch_add of READER_BIAS; if a writer, a waiter or a
+//   hand-off is in the way they may still *steal* it (no writer holds it and no HANDOFF),
+//   otherwise they queue and sleep. Readers never spin (removed in v5.11, 617f3ef95177).
+// - Writers spin optimistically, queued on an OSQ: on a writer owner for as long as it runs
+//   (and, in a guest, its vCPU is not preempted: the preempt_check_period knob of seed 004
+//   applies here as in the mutex); on reader owners for a bounded time only,
+//   (10 + readers/2) us capped at 25 us, since readers cannot be watched. A writer that times
+//   out marks the owner NONSPINNABLE so that the writers behind it sleep at once.
+// - Waiters sleep on a FIFO list. A first waiter queued for more than ~4 ms sets HANDOFF:
+//   from then on nobody may steal the lock and it goes to that waiter (a writer takes it
+//   under wait_lock, readers are granted it by the unlocker's rwsem_mark_wake).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "pvlock/env/environment.hpp"
+#include "pvlock/lock/mutex_wait_list.hpp"
+#include "pvlock/lock/osq.hpp"
+#include "pvlock/lock/rwsem_word.hpp"
+#include "pvlock/lock/tas.hpp"
+
+namespace pvlock {
+
+template <Environment Env, class WaitLock = TasLock<Env>>
+class RwSem {
+ public:
+  using Task = typename Env::task;
+  static constexpr const char* kName = "rwsem";
+
+  // down_write()
+  void lock() {
+    Env::preempt_disable();
+    if (!write_trylock()) write_slowpath();
+    Env::preempt_enable();
+  }
+  // down_write_trylock()
+  bool try_lock() {
+    Env::preempt_disable();
+    const bool ok = write_trylock();
+    Env::preempt_enable();
+    return ok;
+  }
+  // up_write()
+  void unlock() {
+    Env::preempt_disable();
+    owner_.store(0, std::memory_order_relaxed);  // rwsem_clear_owner(), before the release
+    const std::uintptr_t old = count_.fetch_sub(rwsem::kWriterLocked, std::memory_order_release);
+    if ((old & rwsem::kFlagWaiters) != 0) wake();
+    Env::preempt_enable();
+  }
+
+  // down_read()
+  void lock_shared() {
+    Env::preempt_disable();
+    std::uintptr_t count = 0;
+    if (!read_trylock(count)) read_slowpath(count);
+    Env::preempt_enable();
+  }
+  // down_read_trylock(): unlike the fast path, never leaves a bias behind.
+  bool try_lock_shared() {
+    Env::preempt_disable();
+    bool ok = false;
+    std::uintptr_t count = count_.load(std::memory_order_relaxed);
+    while ((count & rwsem::kReadFailedMask) == 0) {
+      if (count_.compare_exchange(count, count + rwsem::kReaderBias, std::memory_order_acquire)) {
+        set_reader_owned(Env::current());
+        ok = true;
+        break;
+      }
+    }
+    Env::preempt_enable();
+    return ok;
+  }
+  // up_read(): the last reader out wakes the queue (a writer, typically).
+  void unlock_shared() {
+    Env::preempt_disable();
+    const std::uintptr_t count =
+        count_.fetch_sub(rwsem::kReaderBias, std::memory_order_release) - rwsem::kReaderBias;
+    if ((count & (rwsem::kLockMask | rwsem::kFlagWaiters)) == rwsem::kFlagWaiters) {
+      clear_nonspinnable();
+      wake();
+    }
+    Env::preempt_enable();
+  }
+
+  bool is_locked() const {
+    return (count_.load(std::memory_order_relaxed) & rwsem::kLockMask) != 0;
+  }
+  // For tests and tools: the raw words.
+  std::uintptr_t count_word() const { return count_.load(std::memory_order_relaxed); }
+  std::uintptr_t owner_word() const { return owner_.load(std::memory_order_relaxed); }
+  bool osq_busy() const { return osq_.is_locked(); }
+
+ private:
+  enum class WaiterType : std::uint8_t { write, read };
+  enum class WakeType : std::uint8_t {
+    any,         // RWSEM_WAKE_ANY: whatever is at the head of the queue
+    readers,     // RWSEM_WAKE_READERS: readers only
+    read_owned,  // RWSEM_WAKE_READ_OWNED: the waker holds the read lock already
+  };
+
+  // struct rwsem_waiter, on the sleeping task's stack.
+  struct Waiter {
+    Waiter* next = nullptr;
+    Waiter* prev = nullptr;
+    // A reader is granted the lock by the waker clearing this (store-release); from that
+    // moment the record may vanish, so the waker never touches it again.
+    typename Env::template atomic<std::uintptr_t> task{};
+    WaiterType type = WaiterType::write;
+    std::int64_t timeout_ns = 0;
+    // Written under wait_lock by whoever sets HANDOFF on this (first) waiter's behalf, read
+    // by the waiter itself after dropping wait_lock.
+    typename Env::template atomic<std::uint8_t> handoff_set{};
+  };
+
+  // DEFINE_WAKE_Q: tasks to wake once wait_lock is dropped.
+  struct WakeQ {
+    std::array<Task*, rwsem::kMaxReadersWakeup> tasks{};
+    std::size_t n = 0;
+    void add(Task* t) { tasks[n++] = t; }
+    bool empty() const { return n == 0; }
+    void wake_all() {
+      for (std::size_t i = 0; i < n; ++i) Env::wake(tasks[i]);
+      n = 0;
+    }
+  };
+
+  static std::uintptr_t task_word(Task* t) { return reinterpret_cast<std::uintptr_t>(t); }
+  static Task* word_task(std::uintptr_t w) {
+    return reinterpret_cast<Task*>(w & ~rwsem::kOwnerFlagsMask);
+  }
+  static std::uintptr_t delta(std::int64_t d) { return static_cast<std::uintptr_t>(d); }
+
+  // ---- owner word -----------------------------------------------------------------------
+  void set_owner() { owner_.store(task_word(Env::current()), std::memory_order_relaxed); }
+  // __rwsem_set_reader_owned(): keeps NONSPINNABLE (a hint for writers, not a lock state).
+  void set_reader_owned(Task* t) {
+    const std::uintptr_t keep = owner_.load(std::memory_order_relaxed) & rwsem::kNonspinnable;
+    owner_.store(task_word(t) | rwsem::kReaderOwned | keep, std::memory_order_relaxed);
+  }
+  // rwsem_set_nonspinnable(): only while still reader-owned.
+  void set_nonspinnable() {
+    std::uintptr_t owner = owner_.load(std::memory_order_relaxed);
+    do {
+      if ((owner & rwsem::kReaderOwned) == 0 || (owner & rwsem::kNonspinnable) != 0) return;
+    } while (!owner_.compare_exchange(owner, owner | rwsem::kNonspinnable,
+                                      std::memory_order_relaxed));
+  }
+  void clear_nonspinnable() {
+    if ((owner_.load(std::memory_order_relaxed) & rwsem::kNonspinnable) != 0)
+      owner_.fetch_and(~rwsem::kNonspinnable, std::memory_order_relaxed);
+  }
+
+  // ---- fast paths -----------------------------------------------------------------------
+  bool write_trylock() {
+    std::uintptr_t unlocked = 0;
+    if (!count_.compare_exchange(unlocked, rwsem::kWriterLocked, std::memory_order_acquire))
+      return false;
+    set_owner();
+    return true;
+  }
+  // rwsem_read_trylock(): the bias stays in count even on failure; the slow path decides.
+  bool read_trylock(std::uintptr_t& count) {
+    count = count_.fetch_add(rwsem::kReaderBias, std::memory_order_acquire) + rwsem::kReaderBias;
+    if ((count & rwsem::kFlagReadFail) != 0) set_nonspinnable();
+    if ((count & rwsem::kReadFailedMask) != 0) return false;
+    set_reader_owned(Env::current());
+    return true;
+  }
+
+  // ---- wait list (wait_lock held) -------------------------------------------------------
+  void add_waiter(Waiter* w) { waiters_.push_back(w); }
+  // rwsem_del_waiter(): the last waiter out clears WAITERS and HANDOFF.
+  void del_waiter(Waiter* w) {
+    waiters_.remove(w);
+    if (waiters_.empty())
+      count_.fetch_and(~(rwsem::kFlagHandoff | rwsem::kFlagWaiters), std::memory_order_relaxed);
+  }
+
+  // rwsem_mark_wake(): decide whom to wake. A writer at the head is only woken (it takes the
+  // lock itself and may still lose it to a stealer); readers are *granted* the lock here,
+  // all queued readers at once (up to MAX_READERS_WAKEUP), writers in between skipped.
+  void mark_wake(WakeType type, WakeQ& wq) {
+    Waiter* first = waiters_.front();
+    if (first->type == WaiterType::write) {
+      if (type == WakeType::any) {
+        wq.add(word_task(first->task.load(std::memory_order_relaxed)));
+        Env::count(LockEvent::rwsem_wake_writer);
+      }
+      return;
+    }
+    if ((count_.load(std::memory_order_relaxed) & rwsem::kFlagReadFail) != 0) return;
+
+    std::int64_t adjustment = 0;
+    if (type != WakeType::read_owned) {
+      // Grant the first reader before counting the rest, so a writer that stole the lock
+      // meanwhile is noticed early.
+      adjustment = static_cast<std::int64_t>(rwsem::kReaderBias);
+      const std::uintptr_t old = count_.fetch_add(delta(adjustment), std::memory_order_seq_cst);
+      if ((old & rwsem::kWriterMask) != 0) {
+        // A writer holds it. If the first reader has waited too long, force the issue.
+        if ((old & rwsem::kFlagHandoff) == 0 && Env::now_ns() > first->timeout_ns) {
+          adjustment -= static_cast<std::int64_t>(rwsem::kFlagHandoff);
+          Env::count(LockEvent::rwsem_rlock_handoff);
+          first->handoff_set.store(1, std::memory_order_relaxed);
+        }
+        count_.fetch_add(delta(-adjustment), std::memory_order_seq_cst);
+        return;
+      }
+      // Reader-owned from now on: spinning writers see it early.
+      set_reader_owned(word_task(first->task.load(std::memory_order_relaxed)));
+    }
+
+    // Pass 1: take every queued reader off the list (writers stay, in order).
+    std::array<Waiter*, rwsem::kMaxReadersWakeup> granted{};
+    std::size_t woken = 0;
+    for (Waiter* w = waiters_.front(); w != nullptr;) {
+      Waiter* next = w->next;
+      if (w->type == WaiterType::read) {
+        waiters_.remove(w);
+        granted[woken++] = w;
+        if (woken >= rwsem::kMaxReadersWakeup) break;
+      }
+      w = next;
+    }
+    adjustment = static_cast<std::int64_t>(woken * rwsem::kReaderBias) - adjustment;
+    if (woken > 0) Env::count(LockEvent::rwsem_wake_reader, woken);
+
+    const std::uintptr_t old = count_.load(std::memory_order_relaxed);
+    if (waiters_.empty()) {
+      adjustment -= static_cast<std::int64_t>(rwsem::kFlagWaiters);
+      if ((old & rwsem::kFlagHandoff) != 0)
+        adjustment -= static_cast<std::int64_t>(rwsem::kFlagHandoff);
+    } else if (woken > 0 && (old & rwsem::kFlagHandoff) != 0) {
+      // Readers got the lock: no writer needs to be forced out any more.
+      adjustment -= static_cast<std::int64_t>(rwsem::kFlagHandoff);
+    }
+    if (adjustment != 0) count_.fetch_add(delta(adjustment), std::memory_order_seq_cst);
+
+    // Pass 2: the reader count is final, now let the readers go. Each record may disappear
+    // as soon as its task field is cleared.
+    for (std::size_t i = 0; i < woken; ++i) {
+      Task* t = word_task(granted[i]->task.load(std::memory_order_relaxed));
+      // Release for the grant; seq_cst so that the waiter's state store and this store are
+      // totally ordered (the smp_mb() pairs of set_current_state() and try_to_wake_up()).
+      granted[i]->task.store(0, std::memory_order_seq_cst);
+      wq.add(t);
+    }
+  }
+
+  // rwsem_cond_wake_waiter(): wake the queue if the lock is not writer-held.
+  void cond_wake_waiter(std::uintptr_t count, WakeQ& wq) {
+    if ((count & rwsem::kWriterMask) != 0) return;
+    WakeType type = WakeType::readers;
+    if ((count & rwsem::kReaderMask) == 0) {
+      type = WakeType::any;
+      clear_nonspinnable();
+    }
+    mark_wake(type, wq);
+  }
+
+  // rwsem_wake(): from up_read/up_write when WAITERS is set.
+  void wake() {
+    WakeQ wq;
+    wait_lock_.lock();
+    if (!waiters_.empty()) mark_wake(WakeType::any, wq);
+    wait_lock_.unlock();
+    wq.wake_all();
+  }
+
+  // schedule_preempt_disabled()
+  static void schedule_preempt_disabled() {
+    Env::preempt_enable();
+    Env::block();
+    Env::preempt_disable();
+  }
+
+  // ---- readers --------------------------------------------------------------------------
+  // rwsem_down_read_slowpath(); `count` includes our own bias.
+  void read_slowpath(std::uintptr_t count) {
+    std::int64_t adjustment = -static_cast<std::int64_t>(rwsem::kReaderBias);
+    const std::uintptr_t readers = (count & ~rwsem::kFlagReadFail) >> rwsem::kReaderShift;
+
+    // Reader lock stealing, unless the lock is most likely owned by readers already -- a
+    // constant stream of stealing readers would starve the sleeping writer.
+    const bool likely_reader_owned =
+        (owner_.load(std::memory_order_relaxed) & rwsem::kReaderOwned) != 0 && readers > 1 &&
+        (count & rwsem::kWriterLocked) == 0;
+    if (!likely_reader_owned && (count & (rwsem::kWriterLocked | rwsem::kFlagHandoff)) == 0) {
+      set_reader_owned(Env::current());
+      Env::count(LockEvent::rwsem_rlock_steal);
+      // The first reader in wakes the readers queued behind the (absent) writer.
+      if (readers == 1 && (count & rwsem::kFlagWaiters) != 0) {
+        WakeQ wq;
+        wait_lock_.lock();
+        if (!waiters_.empty()) mark_wake(WakeType::read_owned, wq);
+        wait_lock_.unlock();
+        wq.wake_all();
+      }
+      return;
+    }
+
+    Waiter waiter;
+    waiter.task.store(task_word(Env::current()), std::memory_order_relaxed);
+    waiter.type = WaiterType::read;
+    waiter.timeout_ns = Env::now_ns() + rwsem::kWaitTimeoutNs;
+
+    WakeQ wq;
+    wait_lock_.lock();
+    if (waiters_.empty()) {
+      // Nobody queued and no writer: our bias already makes us an owner.
+      if ((count_.load(std::memory_order_acquire) & rwsem::kWriterMask) == 0) {
+        wait_lock_.unlock();
+        set_reader_owned(Env::current());
+        Env::count(LockEvent::rwsem_rlock_fast);
+        return;
+      }
+      adjustment += static_cast<std::int64_t>(rwsem::kFlagWaiters);
+    }
+    add_waiter(&waiter);
+    // Queued: drop our bias (and raise WAITERS if we are the first).
+    count = count_.fetch_add(delta(adjustment), std::memory_order_seq_cst) + delta(adjustment);
+    cond_wake_waiter(count, wq);
+    wait_lock_.unlock();
+    wq.wake_all();
+
+    for (;;) {
+      Env::prepare_block();
+      // Pairs with mark_wake()'s store: the grant and everything before it. seq_cst against
+      // prepare_block()'s state store, like set_current_state()'s barrier.
+      if (waiter.task.load(std::memory_order_seq_cst) == 0) break;
+      schedule_preempt_disabled();
+      Env::count(LockEvent::rwsem_sleep_reader);
+    }
+    // (__set_current_state(TASK_RUNNING) has no Env counterpart; see mutex.hpp.)
+    Env::count(LockEvent::rwsem_rlock);
+  }
+
+  // ---- writers --------------------------------------------------------------------------
+  // rwsem_try_write_lock(), wait_lock held: take the lock, or (if allowed) set HANDOFF.
+  bool try_write_lock(Waiter* w) {
+    Waiter* first = waiters_.front();
+    std::uintptr_t count = count_.load(std::memory_order_relaxed);
+    std::uintptr_t desired = 0;
+    do {
+      const bool has_handoff = (count & rwsem::kFlagHandoff) != 0;
+      // HANDOFF belongs to the first waiter that claimed it; others yield to it.
+      if (has_handoff && first->handoff_set.load(std::memory_order_relaxed) != 0 && w != first)
+        return false;
+      desired = count;
+      if ((count & rwsem::kLockMask) != 0) {
+        // Held: claim HANDOFF if we have waited too long (upstream also for RT tasks).
+        if (has_handoff || Env::now_ns() <= w->timeout_ns) return false;
+        desired |= rwsem::kFlagHandoff;
+      } else {
+        desired |= rwsem::kWriterLocked;
+        desired &= ~rwsem::kFlagHandoff;
+        if (waiters_.singular()) desired &= ~rwsem::kFlagWaiters;
+      }
+    } while (!count_.compare_exchange(count, desired, std::memory_order_acquire));
+
+    if ((desired & rwsem::kFlagHandoff) != 0) {
+      first->handoff_set.store(1, std::memory_order_relaxed);
+      Env::count(LockEvent::rwsem_wlock_handoff);
+      return false;
+    }
+    waiters_.remove(w);  // rwsem_del_waiter() minus the flags, already folded in above
+    set_owner();
+    return true;
+  }
+
+  // rwsem_down_write_slowpath()
+  void write_slowpath() {
+    if (Env::policies().owner_spin.spin_on_owner && can_spin_on_owner() && optimistic_spin())
+      return;
+
+    Waiter waiter;
+    waiter.task.store(task_word(Env::current()), std::memory_order_relaxed);
+    waiter.type = WaiterType::write;
+    waiter.timeout_ns = Env::now_ns() + rwsem::kWaitTimeoutNs;
+
+    WakeQ wq;
+    wait_lock_.lock();
+    add_waiter(&waiter);
+    if (waiters_.front() != &waiter) {
+      // Not first: if the lock is not writer-held, the waiters ahead of us may be runnable.
+      cond_wake_waiter(count_.load(std::memory_order_relaxed), wq);
+      if (!wq.empty()) {
+        wait_lock_.unlock();  // keep wait_lock hold times short while waking readers
+        wq.wake_all();
+        wait_lock_.lock();
+      }
+    } else {
+      count_.fetch_or(rwsem::kFlagWaiters, std::memory_order_relaxed);
+    }
+
+    Env::prepare_block();
+    for (;;) {
+      if (try_write_lock(&waiter)) break;
+      wait_lock_.unlock();
+      // With HANDOFF claimed the lock is ours next: spin on a running writer owner instead
+      // of sleeping, and retry at once if it has just let go.
+      bool retry_now = false;
+      if (waiter.handoff_set.load(std::memory_order_relaxed) != 0)
+        retry_now = spin_on_owner() == rwsem::OwnerState::null;
+      if (!retry_now) {
+        schedule_preempt_disabled();
+        Env::count(LockEvent::rwsem_sleep_writer);
+        Env::prepare_block();
+      }
+      wait_lock_.lock();
+    }
+    wait_lock_.unlock();
+    Env::count(LockEvent::rwsem_wlock);
+  }
+
+  // ---- optimistic spinning (writers) ----------------------------------------------------
+  // rwsem_can_spin_on_owner()
+  bool can_spin_on_owner() {
+    bool ok = !Env::need_resched();
+    if (ok) {
+      const std::uintptr_t owner = owner_.load(std::memory_order_relaxed);
+      Task* t = word_task(owner);
+      if ((owner & rwsem::kNonspinnable) != 0 ||
+          (t != nullptr && (owner & rwsem::kReaderOwned) == 0 && !owner_on_cpu<Env>(t)))
+        ok = false;
+    }
+    if (!ok) Env::count(LockEvent::rwsem_opt_fail);
+    return ok;
+  }
+
+  // rwsem_try_write_lock_unqueued(): steal while no lock bit and no HANDOFF is set.
+  bool try_write_lock_unqueued() {
+    std::uintptr_t count = count_.load(std::memory_order_relaxed);
+    while ((count & (rwsem::kLockMask | rwsem::kFlagHandoff)) == 0) {
+      if (count_.compare_exchange(count, count | rwsem::kWriterLocked,
+                                  std::memory_order_acquire)) {
+        set_owner();
+        Env::count(LockEvent::rwsem_opt_lock);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // rwsem_spin_on_owner(): spin while the same writer owns the lock and runs. Returns the
+  // state of the new owner, or nonspinnable if the spin had to stop.
+  rwsem::OwnerState spin_on_owner() {
+    if (!Env::policies().owner_spin.spin_on_owner) return rwsem::OwnerState::nonspinnable;
+    const std::uintptr_t owner = owner_.load(std::memory_order_relaxed);
+    const rwsem::OwnerState state = rwsem::owner_state(owner);
+    if (state != rwsem::OwnerState::writer) return state;
+
+    Task* t = word_task(owner);
+    std::uintptr_t now_owner = owner;
+    bool changed = false;
+    SpinBudget forever{std::numeric_limits<std::uint64_t>::max()};
+    Env::spin_until(
+        SpinSite::rwsem_spin_on_owner,
+        [&] {
+          now_owner = owner_.load(std::memory_order_relaxed);
+          if (now_owner != owner) return changed = true;
+          return Env::need_resched() || !Env::task_on_cpu(t);
+        },
+        forever, Env::policies().owner_spin.preempt_check_period,
+        // owner_on_cpu()'s vcpu_is_preempted(), every preempt_check_period iterations.
+        [&] { return Env::vcpu_is_preempted(Env::task_cpu(t)); });
+    return changed ? rwsem::owner_state(now_owner) : rwsem::OwnerState::nonspinnable;
+  }
+
+  // rwsem_optimistic_spin(): OSQ, then alternate owner-spinning and unqueued trylocks.
+  bool optimistic_spin() {
+    bool taken = false;
+    if (osq_.lock()) {
+      rwsem::OwnerState prev_state = rwsem::OwnerState::null;
+      std::int64_t deadline = 0;
+      for (;;) {
+        const rwsem::OwnerState state = spin_on_owner();
+        if (!rwsem::spinnable(state)) break;
+        if ((taken = try_write_lock_unqueued())) break;
+
+        if (state == rwsem::OwnerState::reader) {
+          // The time limit restarts whenever a reader phase begins, so that a writer may
+          // steal between two reader phases and still spin a full period on the second.
+          if (prev_state != rwsem::OwnerState::reader) {
+            if ((owner_.load(std::memory_order_relaxed) & rwsem::kNonspinnable) != 0) break;
+            deadline = Env::now_ns() + reader_spin_limit();
+          }
+          bool timed_out = false;
+          if (!wait_reader_phase(deadline, timed_out)) {
+            if (timed_out) {
+              set_nonspinnable();
+              Env::count(LockEvent::rwsem_opt_nospin);
+            }
+            break;
+          }
+        } else if (state == rwsem::OwnerState::null) {
+          // No owner recorded yet the lock is not free (HANDOFF, or a new owner that has not
+          // written the owner word yet): wait for either to change.
+          if (!wait_owner_appears()) break;
+        }
+        prev_state = state;
+      }
+      osq_.unlock();
+    }
+    if (!taken) Env::count(LockEvent::rwsem_opt_fail);
+    return taken;
+  }
+
+  std::int64_t reader_spin_limit() const {
+    const std::uintptr_t count = count_.load(std::memory_order_relaxed) & ~rwsem::kFlagReadFail;
+    return rwsem::reader_spin_limit_ns(count >> rwsem::kReaderShift);
+  }
+
+  // The reader-owned part of rwsem_optimistic_spin()'s loop: spin until the lock looks free
+  // to a writer, or the owner stops being "readers" (a writer stole it, or someone set
+  // NONSPINNABLE). need_resched() ends it at once, the clock every 16 iterations. False if
+  // spinning must stop (`timed_out` says whether it was the clock).
+  bool wait_reader_phase(std::int64_t deadline, bool& timed_out) {
+    bool resched = false;
+    SpinBudget forever{std::numeric_limits<std::uint64_t>::max()};
+    const SpinResult r = Env::spin_until(
+        SpinSite::rwsem_spin_on_owner,
+        [&] {
+          if ((count_.load(std::memory_order_relaxed) &
+               (rwsem::kLockMask | rwsem::kFlagHandoff)) == 0)
+            return true;
+          if ((owner_.load(std::memory_order_relaxed) & rwsem::kOwnerFlagsMask) !=
+              rwsem::kReaderOwned)
+            return true;
+          return resched = Env::need_resched();
+        },
+        forever, rwsem::kReaderSpinClockPeriod,
+        [&] { return timed_out = Env::now_ns() > deadline; });
+    return r == SpinResult::ready && !resched;
+  }
+
+  // Spin while no owner is recorded and the lock is not free to steal. False on
+  // need_resched().
+  bool wait_owner_appears() {
+    bool resched = false;
+    SpinBudget forever{std::numeric_limits<std::uint64_t>::max()};
+    Env::spin_until(
+        SpinSite::rwsem_spin_on_owner,
+        [&] {
+          if (owner_.load(std::memory_order_relaxed) != 0) return true;
+          if ((count_.load(std::memory_order_relaxed) &
+               (rwsem::kLockMask | rwsem::kFlagHandoff)) == 0)
+            return true;
+          return resched = Env::need_resched();
+        },
+        forever, 0, [] { return false; });
+    return !resched;
+  }
+
+  typename Env::template atomic<std::uintptr_t> count_{};
+  typename Env::template atomic<std::uintptr_t> owner_{};
+  WaitLock wait_lock_;
+  WaitList<Env, Waiter> waiters_;
+  Osq<Env> osq_;
+};
+
+}  // namespace pvlock

@@ -1,0 +1,227 @@
+// The kernel mutex: semantics, the HANDOFF/PICKUP protocol (forced step by step with
+// HookEnv), owner-spinning that stops on a preempted owner vCPU, and torture-style mutual
+// exclusion at 1x-4x threads per core.
+#include "pvlock/lock/mutex.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <tuple>
+
+#include "lock/osq_test_env.hpp"
+#include "native/torture.hpp"
+#include "pvlock/env/native.hpp"
+
+namespace pvlock {
+namespace {
+
+using testing::eventually;
+using testing::HookEnv;
+using testing::on_cpu;
+using testing::task_of;
+using M = Mutex<HookEnv>;
+
+std::uint64_t counter(LockEvent e) { return NativeEnv::read_counters()[e]; }
+
+class MutexTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    HookEnv::reset_hooks();
+    saved_ = HookEnv::policies();
+    NativeEnv::reset_counters();
+  }
+  void TearDown() override {
+    HookEnv::policies() = saved_;
+    HookEnv::reset_hooks();
+  }
+  LockPolicies saved_{};
+};
+
+// A thread on a fixed CPU that takes the mutex, reports it, and holds it until released.
+struct Holder {
+  std::atomic<bool> acquired{false};
+  std::atomic<bool> release{false};
+  std::atomic<bool> started{false};
+  std::thread t;
+  void start(M& m, int cpu) {
+    t = on_cpu(cpu, [this, &m] {
+      started = true;
+      m.lock();
+      acquired = true;
+      while (!release.load()) std::this_thread::yield();
+      m.unlock();
+    });
+    // Bound to its CPU before returning, so that "not on a CPU" means "asleep".
+    while (!started.load()) std::this_thread::yield();
+  }
+  void finish() {
+    release = true;
+    t.join();
+  }
+};
+
+bool sleeping(int cpu) { return !NativeEnv::task_on_cpu(task_of(cpu)); }
+
+TEST_F(MutexTest, LockTryLockUnlock) {
+  Mutex<NativeEnv> m;
+  EXPECT_FALSE(m.is_locked());
+  m.lock();
+  EXPECT_EQ(m.owner(), NativeEnv::current());
+  std::thread([&] { EXPECT_FALSE(m.try_lock()); }).join();
+  m.unlock();
+  EXPECT_EQ(m.owner_word(), 0u);
+  ASSERT_TRUE(m.try_lock());
+  m.unlock();
+  EXPECT_EQ(counter(LockEvent::mutex_fastpath), 1u);
+}
+
+TEST_F(MutexTest, WokenFirstWaiterThatLosesGetsTheNextUnlockByHandoff) {
+  constexpr int kA = 231, kB = 232, kC = 233;
+  M m;
+  Holder a, b, c;
+  a.start(m, kA);
+  ASSERT_TRUE(eventually([&] { return a.acquired.load(); }));
+
+  // B may not spin (need_resched), so it queues and sleeps.
+  HookEnv::hooks().resched[kB] = true;
+  b.start(m, kB);
+  ASSERT_TRUE(eventually([&] { return (m.owner_word() & M::kWaiters) != 0 && sleeping(kB); }));
+
+  // A releases and wakes B, but C takes the free lock before B runs: lock stealing.
+  HookEnv::hooks().hold_after_wake[kB] = true;
+  a.finish();
+  c.start(m, kC);
+  ASSERT_TRUE(eventually([&] { return c.acquired.load(); }));
+  EXPECT_EQ(m.owner(), task_of(kC));
+
+  // B retries as the first waiter, loses, and claims HANDOFF before sleeping again.
+  HookEnv::hooks().hold_after_wake[kB] = false;
+  ASSERT_TRUE(eventually([&] { return (m.owner_word() & M::kHandoff) != 0 && sleeping(kB); }));
+  EXPECT_FALSE(b.acquired.load());
+
+  // C's unlock must hand the lock to B (PICKUP) instead of releasing it.
+  HookEnv::hooks().hold_after_wake[kB] = true;
+  c.finish();
+  EXPECT_EQ(m.owner(), task_of(kB));
+  EXPECT_NE(m.owner_word() & M::kPickup, 0u);
+  EXPECT_EQ(m.owner_word() & M::kHandoff, 0u);
+  EXPECT_FALSE(m.try_lock());  // nobody can steal a handed-off lock
+  EXPECT_EQ(counter(LockEvent::mutex_handoff), 1u);
+
+  HookEnv::hooks().hold_after_wake[kB] = false;
+  ASSERT_TRUE(eventually([&] { return b.acquired.load(); }));
+  EXPECT_EQ(m.owner_word(), reinterpret_cast<std::uintptr_t>(task_of(kB)));  // flags cleared
+  b.finish();
+  EXPECT_FALSE(m.is_locked());
+  EXPECT_GE(counter(LockEvent::mutex_sleep), 2u);
+}
+
+class MutexPreemptedOwner : public MutexTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(MutexPreemptedOwner, SpinnerStopsWhenOwnerVcpuIsPreempted) {
+  HookEnv::policies().owner_spin.preempt_check_period = static_cast<std::uint32_t>(GetParam());
+  constexpr int kA = 241, kB = 242;
+  M m;
+  Holder a, b;
+  a.start(m, kA);
+  ASSERT_TRUE(eventually([&] { return a.acquired.load(); }));
+  b.start(m, kB);
+  // B owns the OSQ and spins on A.
+  ASSERT_TRUE(eventually([&] { return m.osq_busy(); }));
+  EXPECT_EQ(counter(LockEvent::mutex_opt_spin), 1u);
+
+  HookEnv::hooks().preempted[kA] = true;
+  ASSERT_TRUE(eventually([&] { return sleeping(kB); }));
+  EXPECT_EQ(counter(LockEvent::mutex_spin_preempted), 1u);
+  EXPECT_EQ(counter(LockEvent::mutex_opt_fail), 1u);
+  EXPECT_FALSE(m.osq_busy());
+
+  a.finish();
+  ASSERT_TRUE(eventually([&] { return b.acquired.load(); }));
+  b.finish();
+  EXPECT_FALSE(m.is_locked());
+}
+
+INSTANTIATE_TEST_SUITE_P(CheckPeriod, MutexPreemptedOwner, ::testing::Values(1, 256));
+
+TEST_F(MutexTest, NoSpinningOnAnAlreadyPreemptedOwner) {
+  constexpr int kA = 243, kB = 244;
+  M m;
+  Holder a, b;
+  a.start(m, kA);
+  ASSERT_TRUE(eventually([&] { return a.acquired.load(); }));
+  HookEnv::hooks().preempted[kA] = true;  // owner_on_cpu() is false: skip the OSQ entirely
+  b.start(m, kB);
+  ASSERT_TRUE(eventually([&] { return sleeping(kB); }));
+  EXPECT_EQ(counter(LockEvent::mutex_opt_spin), 0u);
+  EXPECT_EQ(counter(LockEvent::osq_lock), 0u);
+  a.finish();
+  ASSERT_TRUE(eventually([&] { return b.acquired.load(); }));
+  b.finish();
+}
+
+TEST_F(MutexTest, SpinOnOwnerOffGoesStraightToSleep) {
+  HookEnv::policies().owner_spin.spin_on_owner = false;
+  constexpr int kA = 245, kB = 246;
+  M m;
+  Holder a, b;
+  a.start(m, kA);
+  ASSERT_TRUE(eventually([&] { return a.acquired.load(); }));
+  b.start(m, kB);
+  ASSERT_TRUE(eventually([&] { return sleeping(kB); }));
+  a.finish();
+  ASSERT_TRUE(eventually([&] { return b.acquired.load(); }));
+  b.finish();
+  EXPECT_EQ(counter(LockEvent::mutex_opt_spin), 0u);
+  EXPECT_GE(counter(LockEvent::mutex_sleep), 1u);
+}
+
+// ---- torture: real threads, NativeEnv -------------------------------------------------
+
+int cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+native::TortureResult torture(int threads, bool spin = true) {
+  native::TortureOptions o;
+  o.lock = "mutex";
+  o.threads = threads;
+  o.duration_s = 0.3;
+  o.hold_ns = 200;
+  o.policies.owner_spin.spin_on_owner = spin;
+  return native::run_torture(o);
+}
+
+class MutexTorture : public ::testing::TestWithParam<std::tuple<int, bool>> {};
+
+TEST_P(MutexTorture, ExcludesAndServesEveryThread) {
+  const auto [per_core, spin] = GetParam();
+  const native::TortureResult r = torture(per_core * cores(), spin);
+  EXPECT_EQ(r.violations, 0u);
+  EXPECT_FALSE(r.stuck);
+  // Every thread got the lock: sleepers are woken FIFO and a woken first waiter cannot be
+  // overtaken more than once (HANDOFF).
+  EXPECT_GT(r.min_per_thread, 0u);
+  const LockEventCounts& c = r.counters;
+  EXPECT_EQ(c[LockEvent::mutex_opt_spin],
+            c[LockEvent::mutex_opt_lock] + c[LockEvent::mutex_opt_fail]);
+  if (!spin) {
+    EXPECT_EQ(c[LockEvent::mutex_opt_spin], 0u);
+  }
+  if (spin && per_core == 4) {
+    // Over-subscribed: spinners run out of slice (native need_resched) and sleep.
+    EXPECT_GT(c[LockEvent::mutex_opt_spin], 0u);
+    EXPECT_GT(c[LockEvent::mutex_sleep], 0u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(ThreadsPerCore, MutexTorture,
+                         ::testing::Combine(::testing::Values(1, 2, 4), ::testing::Bool()),
+                         [](const auto& info) {
+                           return "x" + std::to_string(std::get<0>(info.param)) +
+                                  (std::get<1>(info.param) ? "_spin" : "_nospin");
+                         });
+
+}  // namespace
+}  // namespace pvlock

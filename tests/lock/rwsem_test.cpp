@@ -1,0 +1,281 @@
+// The kernel rw_semaphore: reader/writer semantics, writers' time-limited spinning on
+// readers (NONSPINNABLE), writer hand-off after the wait timeout, reader stealing and its
+// limit, and torture-style exclusion with readers at 1x-4x threads per core. Clock-driven
+// paths use HookEnv's fake clock, so no test depends on wall time.
+#include "pvlock/lock/rwsem.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "lock/osq_test_env.hpp"
+#include "native/torture.hpp"
+#include "pvlock/env/native.hpp"
+
+namespace pvlock {
+namespace {
+
+using testing::eventually;
+using testing::HookEnv;
+using testing::on_cpu;
+using testing::task_of;
+using R = RwSem<HookEnv>;
+
+std::uint64_t counter(LockEvent e) { return NativeEnv::read_counters()[e]; }
+bool sleeping(int cpu) { return !NativeEnv::task_on_cpu(task_of(cpu)); }
+
+class RwSemTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    HookEnv::reset_hooks();
+    saved_ = HookEnv::policies();
+    NativeEnv::reset_counters();
+  }
+  void TearDown() override {
+    HookEnv::policies() = saved_;
+    HookEnv::reset_hooks();
+  }
+  static void advance_clock(std::int64_t ns) { HookEnv::hooks().clock.fetch_add(ns); }
+  LockPolicies saved_{};
+};
+
+// A thread on a fixed CPU that takes the rwsem (shared or exclusive), records when, and
+// holds it until released.
+struct Holder {
+  std::atomic<bool> acquired{false};
+  std::atomic<bool> release{false};
+  std::atomic<bool> started{false};
+  std::atomic<int> order{-1};
+  std::thread t;
+  void start(R& r, int cpu, bool shared, std::atomic<int>* seq = nullptr) {
+    t = on_cpu(cpu, [this, &r, shared, seq] {
+      started = true;
+      shared ? r.lock_shared() : r.lock();
+      if (seq != nullptr) order = seq->fetch_add(1);
+      acquired = true;
+      while (!release.load()) std::this_thread::yield();
+      shared ? r.unlock_shared() : r.unlock();
+    });
+    // Bound to its CPU before returning, so that "not on a CPU" means "asleep".
+    while (!started.load()) std::this_thread::yield();
+  }
+  void finish() {
+    release = true;
+    t.join();
+  }
+};
+
+TEST_F(RwSemTest, ReadersShareWritersExclude) {
+  RwSem<NativeEnv> r;
+  r.lock_shared();
+  std::thread([&] {
+    EXPECT_TRUE(r.try_lock_shared());  // a second reader
+    EXPECT_FALSE(r.try_lock());
+    r.unlock_shared();
+  }).join();
+  EXPECT_NE(r.owner_word() & rwsem::kReaderOwned, 0u);
+  r.unlock_shared();
+  EXPECT_EQ(r.count_word(), 0u);
+
+  r.lock();
+  EXPECT_EQ(r.owner_word(), reinterpret_cast<std::uintptr_t>(NativeEnv::current()));
+  std::thread([&] {
+    EXPECT_FALSE(r.try_lock_shared());
+    EXPECT_FALSE(r.try_lock());
+  }).join();
+  r.unlock();
+  EXPECT_EQ(r.count_word(), 0u);
+  EXPECT_EQ(r.owner_word(), 0u);
+}
+
+TEST(RwSemWord, ReaderSpinLimitIsTenPlusHalfTheReadersCappedAt25us) {
+  EXPECT_EQ(rwsem::reader_spin_limit_ns(0), 10'000);
+  EXPECT_EQ(rwsem::reader_spin_limit_ns(1), 10'500);
+  EXPECT_EQ(rwsem::reader_spin_limit_ns(10), 15'000);
+  EXPECT_EQ(rwsem::reader_spin_limit_ns(30), 25'000);
+  EXPECT_EQ(rwsem::reader_spin_limit_ns(1000), 25'000);
+}
+
+TEST_F(RwSemTest, WriterSpinOnReadersTimesOutAndMarksNonspinnable) {
+  HookEnv::hooks().fake_clock = true;
+  constexpr int kR = 251, kW1 = 252, kW2 = 253;
+  R r;
+  Holder reader, w1, w2;
+  reader.start(r, kR, true);
+  ASSERT_TRUE(eventually([&] { return reader.acquired.load(); }));
+
+  // W1 spins on the reader-owned lock (it holds the OSQ while doing so).
+  w1.start(r, kW1, false);
+  ASSERT_TRUE(eventually([&] { return r.osq_busy(); }));
+  // One reader: the limit is 10.5 us of (fake) sched_clock. 10 us is not enough...
+  advance_clock(10'000);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_TRUE(r.osq_busy());
+  EXPECT_EQ(r.owner_word() & rwsem::kNonspinnable, 0u);
+  // ... 11 us is: W1 marks the owner NONSPINNABLE and goes to sleep.
+  advance_clock(1'000);
+  ASSERT_TRUE(eventually([&] { return sleeping(kW1); }));
+  EXPECT_NE(r.owner_word() & rwsem::kNonspinnable, 0u);
+  EXPECT_NE(r.count_word() & rwsem::kFlagWaiters, 0u);
+  EXPECT_EQ(counter(LockEvent::rwsem_opt_nospin), 1u);
+  EXPECT_EQ(counter(LockEvent::rwsem_opt_fail), 1u);
+
+  // W2 sees NONSPINNABLE (rwsem_can_spin_on_owner fails) and sleeps at once.
+  w2.start(r, kW2, false);
+  ASSERT_TRUE(eventually([&] { return sleeping(kW2); }));
+  EXPECT_EQ(counter(LockEvent::rwsem_opt_fail), 2u);
+  EXPECT_EQ(counter(LockEvent::rwsem_opt_nospin), 1u);
+
+  // The last reader out clears NONSPINNABLE and wakes the writers, in order.
+  reader.finish();
+  ASSERT_TRUE(eventually([&] { return w1.acquired.load(); }));
+  EXPECT_EQ(r.owner_word() & rwsem::kNonspinnable, 0u);
+  EXPECT_FALSE(w2.acquired.load());
+  w1.finish();
+  ASSERT_TRUE(eventually([&] { return w2.acquired.load(); }));
+  w2.finish();
+  EXPECT_EQ(r.count_word(), 0u);
+  EXPECT_EQ(counter(LockEvent::rwsem_wlock), 2u);
+}
+
+TEST_F(RwSemTest, WriterWaitingBeyondTimeoutGetsHandoff) {
+  HookEnv::hooks().fake_clock = true;
+  constexpr int kW1 = 261, kW2 = 262, kW3 = 263, kW4 = 264;
+  std::atomic<int> seq{0};
+  R r;
+  Holder w1, w2, w3, w4;
+  w1.start(r, kW1, false, &seq);
+  ASSERT_TRUE(eventually([&] { return w1.acquired.load(); }));
+
+  // W2 cannot spin (need_resched): it queues first and sleeps.
+  HookEnv::hooks().resched[kW2] = true;
+  w2.start(r, kW2, false, &seq);
+  ASSERT_TRUE(eventually([&] { return sleeping(kW2); }));
+  advance_clock(rwsem::kWaitTimeoutNs + 1'000'000);  // W2 has now waited 5 ms
+
+  // W1 releases and wakes W2, but W3 (a spinner) steals the lock before W2 runs.
+  HookEnv::hooks().hold_after_wake[kW2] = true;
+  w1.finish();
+  w3.start(r, kW3, false, &seq);
+  ASSERT_TRUE(eventually([&] { return w3.acquired.load(); }));
+  EXPECT_EQ(counter(LockEvent::rwsem_opt_lock), 1u);
+
+  // W2 retries, fails, and having waited > 4 ms sets HANDOFF before sleeping again.
+  HookEnv::hooks().hold_after_wake[kW2] = false;
+  ASSERT_TRUE(eventually(
+      [&] { return (r.count_word() & rwsem::kFlagHandoff) != 0 && sleeping(kW2); }));
+  EXPECT_EQ(counter(LockEvent::rwsem_wlock_handoff), 1u);
+
+  // From now on nobody overtakes W2: W3's release leaves the lock free but reserved.
+  HookEnv::hooks().hold_after_wake[kW2] = true;
+  w3.finish();
+  EXPECT_FALSE(r.is_locked());
+  EXPECT_FALSE(r.try_lock());
+  EXPECT_FALSE(r.try_lock_shared());
+  w4.start(r, kW4, false, &seq);  // a spinner: may spin, may not steal
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_FALSE(w4.acquired.load());
+
+  HookEnv::hooks().hold_after_wake[kW2] = false;
+  ASSERT_TRUE(eventually([&] { return w2.acquired.load(); }));
+  EXPECT_EQ(r.count_word() & rwsem::kFlagHandoff, 0u);
+  w2.finish();
+  ASSERT_TRUE(eventually([&] { return w4.acquired.load(); }));
+  w4.finish();
+  EXPECT_EQ(w1.order.load(), 0);
+  EXPECT_EQ(w3.order.load(), 1);
+  EXPECT_EQ(w2.order.load(), 2);
+  EXPECT_EQ(w4.order.load(), 3);
+  EXPECT_EQ(r.count_word(), 0u);
+}
+
+TEST_F(RwSemTest, ReadersDoNotStealFromAQueuedWriterWhileReaderOwned) {
+  constexpr int kR1 = 271, kW = 272, kR2 = 273;
+  std::atomic<int> seq{0};
+  R r;
+  Holder r1, w, r2;
+  r1.start(r, kR1, true, &seq);
+  ASSERT_TRUE(eventually([&] { return r1.acquired.load(); }));
+  HookEnv::hooks().resched[kW] = true;  // no spinning: W queues behind the reader
+  w.start(r, kW, false, &seq);
+  ASSERT_TRUE(eventually([&] { return sleeping(kW); }));
+
+  // R2 could share with R1, but a writer is waiting: it queues instead of stealing.
+  r2.start(r, kR2, true, &seq);
+  ASSERT_TRUE(eventually([&] { return sleeping(kR2); }));
+  EXPECT_EQ(counter(LockEvent::rwsem_rlock_steal), 0u);
+
+  r1.finish();
+  ASSERT_TRUE(eventually([&] { return w.acquired.load(); }));
+  w.finish();
+  ASSERT_TRUE(eventually([&] { return r2.acquired.load(); }));
+  r2.finish();
+  EXPECT_EQ(w.order.load(), 1);
+  EXPECT_EQ(r2.order.load(), 2);
+  EXPECT_EQ(counter(LockEvent::rwsem_wake_reader), 1u);
+  EXPECT_EQ(counter(LockEvent::rwsem_rlock), 1u);
+  EXPECT_EQ(r.count_word(), 0u);
+}
+
+TEST_F(RwSemTest, ReaderStealsAFreeLockFromAWokenWriter) {
+  constexpr int kW1 = 281, kW2 = 282, kR = 283;
+  R r;
+  Holder w1, w2, rd;
+  w1.start(r, kW1, false);
+  ASSERT_TRUE(eventually([&] { return w1.acquired.load(); }));
+  HookEnv::hooks().resched[kW2] = true;
+  w2.start(r, kW2, false);
+  ASSERT_TRUE(eventually([&] { return sleeping(kW2); }));
+
+  HookEnv::hooks().hold_after_wake[kW2] = true;
+  w1.finish();  // free, WAITERS set, W2 woken but not yet running
+  rd.start(r, kR, true);
+  ASSERT_TRUE(eventually([&] { return rd.acquired.load(); }));
+  EXPECT_EQ(counter(LockEvent::rwsem_rlock_steal), 1u);
+
+  HookEnv::hooks().hold_after_wake[kW2] = false;
+  ASSERT_TRUE(eventually([&] { return sleeping(kW2); }));  // lost the race, sleeps again
+  rd.finish();  // the last reader wakes W2
+  ASSERT_TRUE(eventually([&] { return w2.acquired.load(); }));
+  w2.finish();
+  EXPECT_EQ(r.count_word(), 0u);
+}
+
+// ---- torture: real threads, NativeEnv -------------------------------------------------
+
+int cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
+class RwSemTorture : public ::testing::TestWithParam<std::tuple<int, int>> {};
+
+TEST_P(RwSemTorture, ExcludesAndServesEveryWriter) {
+  const auto [per_core, readers] = GetParam();
+  native::TortureOptions o;
+  o.lock = "rwsem";
+  o.threads = per_core * cores();
+  o.readers = readers;
+  o.duration_s = 0.3;
+  o.hold_ns = 200;
+  const native::TortureResult r = native::run_torture(o);
+  EXPECT_EQ(r.violations, 0u);
+  EXPECT_FALSE(r.stuck);
+  EXPECT_GT(r.min_per_thread, 0u);  // no writer starved (FIFO wake-ups, HANDOFF)
+  if (readers > 0) {
+    EXPECT_GT(r.read_acquisitions, 0u);
+  }
+  for (const auto& s : r.per_thread) EXPECT_GT(s.acquisitions, 0u);  // readers too
+}
+
+INSTANTIATE_TEST_SUITE_P(ThreadsPerCore, RwSemTorture,
+                         ::testing::Combine(::testing::Values(1, 2, 4), ::testing::Values(0, 4)),
+                         [](const auto& info) {
+                           return "x" + std::to_string(std::get<0>(info.param)) + "_readers" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
+
+}  // namespace
+}  // namespace pvlock
