@@ -16,8 +16,9 @@
 //   - Newcomers may steal the lock while the pending bit is clear, i.e. while the queue
 //     head is not actively spinning (hybrid PV queued/unfair lock).
 //
-// Memory orderings follow upstream; where C++ has no equivalent of a kernel idiom the
-// mapping is said at the spot (smp_mb -> seq_cst fence, smp_rmb -> acquire fence).
+// Memory orderings follow upstream; where C++ has no equivalent of a kernel idiom (address
+// dependencies, standalone barriers, which ThreadSanitizer does not model) the ordering is
+// put on the neighbouring atomic access instead, and the spot says so.
 #pragma once
 
 #include <atomic>
@@ -121,11 +122,12 @@ struct PvHooks {
   // successor is not woken now (it would only spin on a held lock) but advanced to "hashed":
   // the owner sets _Q_SLOW_VAL and hashes the lock for it, so its unlock will kick it.
   static void kick_node(WordT& w, NodeT* node) {
-    // smp_mb__before_atomic(): order the store of next->locked before reading the state,
-    // whether or not the cmpxchg succeeds (the relaxed cmpxchg below is no barrier).
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    // The kernel's smp_mb__before_atomic() + cmpxchg_relaxed() order the store of
+    // next->locked before the read of the state whether or not the cmpxchg succeeds. Here
+    // the caller's store of next->locked and this cmpxchg are both seq_cst, which gives the
+    // same guarantee against pv_wait_node's seq_cst "store halted; load locked".
     std::uint8_t halted = kVcpuHalted;
-    if (!node->state.compare_exchange(halted, kVcpuHashed, std::memory_order_relaxed)) return;
+    if (!node->state.compare_exchange(halted, kVcpuHashed, std::memory_order_seq_cst)) return;
     // We hold the lock and are the one who will unlock it: plain stores suffice.
     w.locked().store(kSlowVal, std::memory_order_relaxed);
     (void)lock_hash().hash(lock_key(w), node_word<Env>(node));
@@ -182,8 +184,10 @@ struct PvHooks {
 
   // __pv_queued_spin_unlock(): release unless the locked byte says SLOW.
   static void unlock(WordT& w) {
+    // cmpxchg_release 1 -> 0. Its failure ordering is acquire (acq_rel), standing in for
+    // the smp_rmb() the kernel issues in the slow path after seeing _Q_SLOW_VAL.
     std::uint8_t locked = static_cast<std::uint8_t>(kLockedVal);
-    if (w.locked().compare_exchange(locked, 0, std::memory_order_release)) return;
+    if (w.locked().compare_exchange(locked, 0, std::memory_order_acq_rel)) return;
     unlock_slowpath(w, locked);
   }
 
@@ -195,9 +199,8 @@ struct PvHooks {
                    static_cast<void*>(&w), w.val.load(std::memory_order_relaxed));
       return;
     }
-    // smp_rmb(): a failed cmpxchg orders nothing; read the hash entry only after seeing
-    // SLOW (pairs with the full-barrier xchg that set it after hashing).
-    std::atomic_thread_fence(std::memory_order_acquire);
+    // smp_rmb(): read the hash entry only after seeing SLOW (pairs with the full-barrier
+    // xchg that set SLOW after hashing). Provided by unlock()'s acquire failure ordering.
     NodeT* node = word_node<Env>(lock_hash().unhash(lock_key(w)));
     // Unhash before releasing, or a new SLOW round of this lock could find a second entry.
     w.locked().store(0, std::memory_order_release);

@@ -195,20 +195,23 @@ class Qspinlock {
     // The node's cache line was possibly cold: one more try before queueing.
     if (slowpath_trylock()) return;
 
-    // smp_wmb(): the node is initialised before the tail (and prev->next) publish it.
-    std::atomic_thread_fence(std::memory_order_release);
-    // xchg_tail(): p,*,* -> n,*,*, a 16-bit xchg that leaves locked and pending alone. The
-    // kernel's xchg is relaxed and relies on the address dependency old -> prev for the
-    // WRITE_ONCE(prev->next) below; C++ has no dependency ordering, so acquire stands in.
+    // The kernel issues smp_wmb() here, so that the node is initialised before the tail and
+    // prev->next publish it, then a relaxed xchg_tail() whose result it uses through an
+    // address dependency (old -> prev). C++ has neither a standalone write barrier that
+    // ThreadSanitizer understands nor dependency ordering, so the same orderings are put on
+    // the two publishing accesses: xchg_tail() is acq_rel and the prev->next store release.
+    // (On x86 the xchg is a full barrier and the store a plain mov either way.)
+    //
+    // xchg_tail(): p,*,* -> n,*,*, a 16-bit xchg that leaves locked and pending alone.
     const std::uint32_t old =
         static_cast<std::uint32_t>(w_.tail().exchange(
-            static_cast<std::uint16_t>(tail >> kTailOffset), std::memory_order_acquire))
+            static_cast<std::uint16_t>(tail >> kTailOffset), std::memory_order_acq_rel))
         << kTailOffset;
 
     NodeT* next = nullptr;
     if ((old & kTailMask) != 0) {
       NodeT* prev = decode_tail<Env>(old);
-      prev->next.store(node_word<Env>(node), std::memory_order_relaxed);  // link in
+      prev->next.store(node_word<Env>(node), std::memory_order_release);  // link in
       if constexpr (PV) Pv::wait_node(node, prev);
       // arch_mcs_spin_lock_contended(): acquire, pairs with the predecessor's release of
       // our `locked` (in PV, wait_node() returned with it set already).
@@ -261,8 +264,15 @@ class Qspinlock {
           b, 0, no_check);
     }
     // arch_mcs_spin_unlock_contended(): release, publishing the lock state to the new head.
-    next->locked.store(1, std::memory_order_release);
-    if constexpr (PV) Pv::kick_node(w_, next);
+    // The PV compile follows it with pv_kick_node(), whose smp_mb__before_atomic() makes this
+    // store and the state cmpxchg there fully ordered (a store-buffering pair with
+    // pv_wait_node). Without a standalone fence (see above), the store is seq_cst there.
+    if constexpr (PV) {
+      next->locked.store(1, std::memory_order_seq_cst);
+      Pv::kick_node(w_, next);
+    } else {
+      next->locked.store(1, std::memory_order_release);
+    }
   }
 
   qspin::Word<Env> w_;
