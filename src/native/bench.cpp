@@ -1,5 +1,7 @@
 #include "native/bench.hpp"
 
+#include <time.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -8,6 +10,10 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 
 #include "native/peers/peers.hpp"
 #include "pvlock/env/native.hpp"
@@ -50,7 +56,14 @@ struct alignas(64) SharedLine {
 
 struct alignas(64) ThreadSlot {
   std::uint64_t ops = 0;
+  std::int64_t cpu_ns = 0;  // CPU time the thread consumed while measuring
 };
+
+std::int64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
 
 // State shared by the workers; kept alive by shared_ptr so a stuck run can leave detached
 // threads behind without them touching freed memory.
@@ -69,16 +82,51 @@ struct Arena {
   int running = 0;
 };
 
-void busy_wait_ns(std::int64_t ns) {
-  if (ns <= 0) return;
-  const std::int64_t end = NativeEnv::now_ns() + ns;
-  while (NativeEnv::now_ns() < end) NativeEnv::cpu_relax();
-}
+// Busy-waits for --cs-ns / --outside-ns. clock_gettime() costs ~20 ns on metal but ~70 ns in
+// a VM, too coarse for waits of a few hundred ns, so on x86 the wait counts TSC ticks,
+// calibrated once against CLOCK_MONOTONIC (an invariant TSC is assumed, as the kernel's
+// tsc clocksource does).
+class SpinClock {
+ public:
+  static const SpinClock& get() {
+    static const SpinClock clock;
+    return clock;
+  }
+  void wait_ns(std::int64_t ns) const {
+    if (ns <= 0) return;
+#if defined(__x86_64__) || defined(__i386__)
+    if (ticks_per_ns_ > 0) {
+      const std::uint64_t end = __rdtsc() + static_cast<std::uint64_t>(ns * ticks_per_ns_);
+      while (__rdtsc() < end) NativeEnv::cpu_relax();
+      return;
+    }
+#endif
+    const std::int64_t end = NativeEnv::now_ns() + ns;
+    while (NativeEnv::now_ns() < end) NativeEnv::cpu_relax();
+  }
+
+ private:
+  SpinClock() {
+#if defined(__x86_64__) || defined(__i386__)
+    const std::int64_t t0 = NativeEnv::now_ns();
+    const std::uint64_t c0 = __rdtsc();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const std::int64_t t1 = NativeEnv::now_ns();
+    const std::uint64_t c1 = __rdtsc();
+    if (t1 > t0 && c1 > c0)
+      ticks_per_ns_ = static_cast<double>(c1 - c0) / static_cast<double>(t1 - t0);
+#endif
+  }
+  double ticks_per_ns_ = 0;  // 0: fall back to clock_gettime()
+};
+
+void busy_wait_ns(std::int64_t ns) { SpinClock::get().wait_ns(ns); }
 
 template <class L>
 void worker(Arena<L>& a, int id, const BenchOptions& o) {
   a.ready.fetch_add(1, std::memory_order_acq_rel);
   while (!a.go.load(std::memory_order_acquire)) std::this_thread::yield();
+  const std::int64_t cpu0 = thread_cpu_ns();
   std::uint64_t ops = 0;
   while (!a.stop.load(std::memory_order_relaxed)) {
     a.lock.lock();
@@ -91,7 +139,9 @@ void worker(Arena<L>& a, int id, const BenchOptions& o) {
     ++ops;
     busy_wait_ns(o.outside_ns);
   }
-  a.slots[static_cast<std::size_t>(id)].ops = ops;
+  ThreadSlot& slot = a.slots[static_cast<std::size_t>(id)];
+  slot.ops = ops;
+  slot.cpu_ns = thread_cpu_ns() - cpu0;
 }
 
 template <class L>
@@ -101,6 +151,7 @@ BenchRow run_typed(const BenchLock& info, int threads, const BenchOptions& o) {
   r.origin = info.origin;
   r.threads = threads;
 
+  if (o.cs_ns > 0 || o.outside_ns > 0) (void)SpinClock::get();  // calibrate before the run
   NativeEnv::policies() = o.policies;
   NativeEnv::reset_counters();
   auto arena = std::make_shared<Arena<L>>(threads, o.cs_lines);
@@ -139,11 +190,13 @@ BenchRow run_typed(const BenchLock& info, int threads, const BenchOptions& o) {
   bool first = true;
   for (const ThreadSlot& s : arena->slots) {
     r.ops += s.ops;
+    r.cpu_s += static_cast<double>(s.cpu_ns) / 1e9;
     r.min_per_thread = first ? s.ops : std::min(r.min_per_thread, s.ops);
     r.max_per_thread = std::max(r.max_per_thread, s.ops);
     first = false;
   }
   r.ops_per_s = r.duration_s > 0 ? static_cast<double>(r.ops) / r.duration_s : 0;
+  r.ops_per_cpu_s = r.cpu_s > 0 ? static_cast<double>(r.ops) / r.cpu_s : 0;
   r.fairness = r.max_per_thread == 0
                    ? 0.0
                    : static_cast<double>(r.min_per_thread) / static_cast<double>(r.max_per_thread);

@@ -43,6 +43,11 @@ struct BenchRow {
   double duration_s = 0;  // measured, from the start signal to the stop signal
   std::uint64_t ops = 0;
   double ops_per_s = 0;
+  // CPU time the workers consumed (spinning included) and operations per CPU-second: how
+  // much CPU a lock burns per operation, and less sensitive than ops_per_s to other
+  // processes taking CPU from the benchmark.
+  double cpu_s = 0;
+  double ops_per_cpu_s = 0;
   std::uint64_t min_per_thread = 0;
   std::uint64_t max_per_thread = 0;
   double fairness = 0;  // min_per_thread / max_per_thread, 0 if nothing ran
