@@ -4,7 +4,7 @@
 #include <optional>
 #include <string_view>
 
-#include "scenario/prescan.hpp"
+#include "scenario/toml_guard.hpp"
 
 namespace pvlock::scenario::detail {
 
@@ -57,18 +57,18 @@ std::optional<std::vector<Segment>> parse_path(std::string_view path) {
   }
 }
 
-// The value as TOML (int, float, bool, string, inline table, ...), else a bare-word string.
-toml::table parse_value(std::string_view text) {
-  const std::string doc = "v = " + std::string(text);
-  if (!find_unsupported_text(doc)) {  // else toml++ 3.3 might misbehave (see prescan.hpp)
-    try {
-      toml::table t = toml::parse(doc, std::string_view("--set"));
-      if (t.size() == 1 && t.contains("v")) return t;
-    } catch (const toml::parse_error&) {
-    }
+// The value as TOML (int, float, bool, string, inline table, ...), else a bare-word string;
+// guarded like the file (toml_guard.hpp): strings are unguarded when they are read.
+toml::table parse_value(std::string_view text, const std::string& override_text) {
+  std::string guarded;
+  if (const auto p = guard(text, guarded)) fail_override(override_text, p->message);
+  try {
+    toml::table t = toml::parse("v = " + guarded, std::string_view("--set"));
+    if (t.size() == 1 && t.contains("v")) return t;
+  } catch (const toml::parse_error&) {
   }
   toml::table t;
-  t.insert("v", std::string(text));
+  t.insert("v", guarded);
   return t;
 }
 
@@ -86,7 +86,7 @@ std::vector<Override> apply_overrides(toml::table& root, const std::vector<std::
       fail_override(text,
                     "malformed key path (expected names joined by '.', with [N] after an "
                     "array name, e.g. vm[0].guest.lock)");
-    toml::table value = parse_value(trim(std::string_view(raw).substr(eq + 1)));
+    toml::table value = parse_value(trim(std::string_view(raw).substr(eq + 1)), text);
 
     toml::table* cur = &root;
     std::string path;

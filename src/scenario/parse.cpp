@@ -10,9 +10,9 @@
 #include <sstream>
 
 #include "scenario/overrides.hpp"
-#include "scenario/prescan.hpp"
 #include "scenario/reader.hpp"
 #include "scenario/sections.hpp"
+#include "scenario/toml_guard.hpp"
 
 namespace pvlock::scenario {
 
@@ -94,16 +94,17 @@ void read_bare_metal(Section& top, Scenario& sc) {
 
 Scenario parse_scenario(std::string_view toml_text, const std::string& source_name,
                         const std::vector<std::string>& overrides) {
-  if (const auto p = detail::find_unsupported_text(toml_text))
+  std::string guarded;  // what toml++ may safely see (toml_guard.hpp)
+  if (const auto p = detail::guard(toml_text, guarded))
     throw ScenarioError(
         fmt::format("{}:{}:{}: syntax error: {}", source_name, p->line, p->column, p->message));
   toml::table root;
   try {
-    root = toml::parse(toml_text, std::string_view(source_name));
+    root = toml::parse(guarded, std::string_view(source_name));
   } catch (const toml::parse_error& e) {
     const auto& b = e.source().begin;
-    throw ScenarioError(
-        fmt::format("{}:{}:{}: syntax error: {}", source_name, b.line, b.column, e.description()));
+    throw ScenarioError(fmt::format("{}:{}:{}: syntax error: {}", source_name, b.line, b.column,
+                                    detail::unguard(e.description())));
   }
   Reader reader(source_name, detail::apply_overrides(root, overrides));
   Section top(reader, root, "", "the top level");

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "scenario/toml_guard.hpp"
+
 namespace pvlock::scenario::detail {
 
 namespace {
@@ -161,7 +163,7 @@ void Section::read(std::string_view key, std::string& out) {
   const auto* s = n->as_string();
   if (s == nullptr) fail(key, "expected a string, got " + std::string(type_name(*n)));
   if (s->get().empty()) fail(key, "must not be empty");
-  out = s->get();
+  out = unguard(s->get());
 }
 
 const toml::table* Section::subtable(std::string_view key) {
@@ -193,12 +195,12 @@ void Section::finish() const {
   if (first == nullptr) return;
   std::string list;
   for (const std::string& k : known_) list += (list.empty() ? "" : ", ") + k;
-  const std::string path = path_of(first->str());
+  const std::string name = unguard(first->str());
+  const std::string path = path_of(name);
   const toml::node* value = t_.get(first->str());
   const toml::source_region& src =
       first->source().begin.line != 0 ? first->source() : value->source();
-  r_.fail(path, src,
-          "unknown key '" + std::string(first->str()) + "' in " + title_ + "; known: " + list);
+  r_.fail(path, src, "unknown key '" + name + "' in " + title_ + "; known: " + list);
 }
 
 }  // namespace pvlock::scenario::detail

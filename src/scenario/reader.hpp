@@ -12,6 +12,7 @@
 
 #include "scenario/parse.hpp"
 #include "scenario/toml.hpp"
+#include "scenario/toml_guard.hpp"
 
 namespace pvlock::scenario::detail {
 
@@ -83,7 +84,7 @@ class Section {
         out = value;
         return;
       }
-    fail(key, "unknown value '" + s->get() + "'; valid: " + list);
+    fail(key, "unknown value '" + unguard(s->get()) + "'; valid: " + list);
   }
   // A sub-table (nullptr if absent); an error if the key holds something else.
   const toml::table* subtable(std::string_view key);

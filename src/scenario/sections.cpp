@@ -134,7 +134,7 @@ void read_guest(Section& s, GuestSpec& g) {
     else if (const auto* b = n->as_boolean())
       value = b->get() ? "true" : "false";
     else if (const auto* str = n->as_string())
-      value = str->get();
+      value = unguard(str->get());
     else
       s.fail(k.name, "expected an integer, boolean or string (" + std::string(k.values) +
                          "), got " + std::string(type_name(*n)));
@@ -196,9 +196,10 @@ void read_workload(Section& s, WorkloadSpec& w) {
   s.read("type", w.type);
   w.where = s.where_table();
   for (const auto& [key, node] : s.table()) {
-    const std::string k(key.str());
-    if (k == "type") continue;
-    s.take(k);
+    const std::string raw(key.str());
+    if (raw == "type") continue;
+    s.take(raw);
+    const std::string k = unguard(raw);
     const std::string path = s.path_of(k);
     Param p;
     p.where = s.reader().where(path, node.source());
@@ -208,15 +209,15 @@ void read_workload(Section& s, WorkloadSpec& w) {
       p.value = i->get();
     } else if (const auto* f = node.as_floating_point()) {
       if (!std::isfinite(f->get()))
-        s.fail(k, fmt::format("must be a finite number, got {}", f->get()));
+        fail_at(p.where, fmt::format("must be a finite number, got {}", f->get()));
       p.value = f->get();
     } else if (const auto* str = node.as_string()) {
-      p.value = str->get();
+      p.value = unguard(str->get());
     } else if (const auto* t = node.as_table()) {
       p.value = read_dist(s.reader(), *t, path);
     } else {
-      s.fail(k, "expected a number, boolean, string or {dist = ...} table, got " +
-                    std::string(type_name(node)));
+      fail_at(p.where, "expected a number, boolean, string or {dist = ...} table, got " +
+                           std::string(type_name(node)));
     }
     w.params.emplace(k, std::move(p));
   }
