@@ -39,12 +39,16 @@ Guest& Simulation::add_guest(std::string name, const scenario::GuestSpec& spec, 
 void Simulation::schedule_resume(Vcpu& v, Time at) {
   ++v.gen;
   v.resume_at = at;
-  queue_.push(at, EventKind::vcpu_resume, static_cast<std::uint32_t>(v.index), v.gen);
+  const auto idx = static_cast<std::uint32_t>(v.index);
+  // A resume after the end never happens.
+  if (at > end_) resumes_.erase(idx);
+  else resumes_.set(idx, at, queue_.take_seq());
 }
 
 void Simulation::cancel_resume(Vcpu& v) {
   ++v.gen;
   v.resume_at = kNever;
+  resumes_.erase(static_cast<std::uint32_t>(v.index));
 }
 
 void Simulation::vcpu_stop(Vcpu& v) {
@@ -66,15 +70,28 @@ void Simulation::vcpu_start(Vcpu& v) {
 void Simulation::run() {
   const Context saved = tl_ctx;
   tl_ctx = Context{this, nullptr};
+  resumes_.resize(vcpus_.size());
   platform_->attach(*this);
   queue_.push(measure_start_, EventKind::warmup_end, 0, 0);
   queue_.push(end_, EventKind::run_end, 0, 0);
   for (auto& g : guests_) g->start();
   stop_ = false;
-  while (!stop_ && !queue_.empty()) {
+  while (!stop_ && !(queue_.empty() && resumes_.empty())) {
+    // The earlier of the two queues by (time, sequence): one total order.
+    const bool resume = !resumes_.empty() &&
+                        (queue_.empty() || resumes_.top_time() < queue_.next_time() ||
+                         (resumes_.top_time() == queue_.next_time() &&
+                          resumes_.top_seq() < queue_.top_seq()));
+    if (resume) {
+      now_ = resumes_.top_time();
+      Vcpu& v = vcpu(static_cast<int>(resumes_.pop()));
+      ++events_;
+      v.resume_at = kNever;
+      v.guest->dispatch(v);
+      continue;
+    }
     const Event e = queue_.pop();
     now_ = e.time;
-    ++events_;
     dispatch(e);
   }
   for (auto& g : guests_) g->finish_stats();
@@ -83,20 +100,18 @@ void Simulation::run() {
 
 void Simulation::dispatch(const Event& e) {
   switch (e.kind) {
-    case EventKind::vcpu_resume: {
-      Vcpu& v = vcpu(static_cast<int>(e.target));
-      if (e.gen != v.gen || !v.running) return;
-      v.resume_at = kNever;
-      v.guest->dispatch(v);
+    case EventKind::vcpu_resume:  // vCPU resumes live in resumes_
+      ++stale_events_;
       return;
-    }
     case EventKind::vcpu_tick: {
+      ++events_;
       Vcpu& v = vcpu(static_cast<int>(e.target));
       v.guest->tick(v);
       return;
     }
     case EventKind::warmup_end:
       for (auto& g : guests_) g->reset_stats();
+      platform_->measure_start();
       return;
     case EventKind::run_end:
       stop_ = true;

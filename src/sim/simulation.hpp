@@ -9,6 +9,7 @@
 
 #include "scenario/scenario.hpp"
 #include "sim/engine/event_queue.hpp"
+#include "sim/engine/resume_queue.hpp"
 #include "sim/engine/time.hpp"
 #include "sim/machine/coherence.hpp"
 #include "sim/machine/topology.hpp"
@@ -59,14 +60,17 @@ class Simulation {
   void vcpu_start(Vcpu& v);
   // Advances time by dt inside the running fiber if no event comes first (no switch).
   bool try_advance_inline(Time dt) {
-    if (queue_.next_time() <= now_ + dt) return false;
+    if (queue_.next_time() <= now_ + dt || resumes_.top_time() <= now_ + dt) return false;
     now_ += dt;
     ++inline_steps_;
     return true;
   }
 
   // ---- Statistics -----------------------------------------------------------------------
+  // Events dispatched (stale, cancelled resumes excluded) and time steps taken inside a
+  // fiber without a switch.
   std::uint64_t events() const { return events_; }
+  std::uint64_t stale_events() const { return stale_events_; }
   std::uint64_t inline_steps() const { return inline_steps_; }
 
  private:
@@ -76,6 +80,7 @@ class Simulation {
   Topology topo_;
   Coherence coherence_;
   EventQueue queue_;
+  ResumeQueue resumes_;
   std::unique_ptr<Platform> platform_;
   std::vector<std::unique_ptr<Guest>> guests_;
   std::vector<Vcpu*> vcpus_;
@@ -83,6 +88,7 @@ class Simulation {
   Time measure_start_ = 0;
   Time end_ = 0;
   std::uint64_t events_ = 0;
+  std::uint64_t stale_events_ = 0;
   std::uint64_t inline_steps_ = 0;
   bool stop_ = false;
 };

@@ -38,6 +38,9 @@ class EventQueue {
     heap_.push_back(Event{t, seq_++, target, gen, kind, arg});
     sift_up(heap_.size() - 1);
   }
+  // A sequence number for an event kept in another queue (see ResumeQueue).
+  std::uint64_t take_seq() { return seq_++; }
+  std::uint64_t top_seq() const { return heap_.front().seq; }
   bool empty() const { return heap_.empty(); }
   std::size_t size() const { return heap_.size(); }
   const Event& top() const { return heap_.front(); }

@@ -1,0 +1,62 @@
+// The simulator's steady state allocates nothing: two runs that differ only in length make
+// the same number of heap allocations up to the end of Simulation::run() (set-up, first
+// touches of cache lines and per-CPU objects happen in both before the shorter one ends).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "sim/run.hpp"
+#include "sim/simulation.hpp"
+#include "sim_helpers.hpp"
+
+namespace {
+std::atomic<bool> g_counting{false};
+std::atomic<std::uint64_t> g_allocs{0};
+}  // namespace
+
+void* operator new(std::size_t n) {
+  if (g_counting.load(std::memory_order_relaxed)) g_allocs.fetch_add(1);
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void* operator new(std::size_t n, std::align_val_t a) {
+  if (g_counting.load(std::memory_order_relaxed)) g_allocs.fetch_add(1);
+  const auto al = static_cast<std::size_t>(a);
+  if (void* p = std::aligned_alloc(al, (n + al - 1) / al * al)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+
+namespace pvlock::sim {
+namespace {
+
+std::uint64_t allocations_during_run(const std::string& lock, double duration_ms) {
+  scenario::Scenario sc = testing::bare_metal(2, 8, lock, "lockloop", duration_ms, 0.2);
+  testing::set_param(sc, "compute_ns", testing::constant(300));
+  testing::set_param(sc, "hold_ns", testing::constant(100));
+  testing::set_param(sc, "tasks_per_vcpu", std::int64_t{2});
+  std::uint64_t during = 0;
+  run_scenario(sc, [&](Simulation&, std::vector<VmRun>&) { during = g_allocs.load(); });
+  return during;
+}
+
+TEST(Allocation, SteadyStateIsAllocationFree) {
+  for (const char* lock : {"tas", "mcs", "ticket"}) {
+    // Set-up is identical for both lengths, so any difference is allocation in the run.
+    g_allocs = 0;
+    g_counting = true;
+    const std::uint64_t short_run = allocations_during_run(lock, 1);
+    g_allocs = 0;
+    const std::uint64_t long_run = allocations_during_run(lock, 4);
+    g_counting = false;
+    EXPECT_EQ(short_run, long_run) << lock;
+  }
+}
+
+}  // namespace
+}  // namespace pvlock::sim

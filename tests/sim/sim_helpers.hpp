@@ -1,0 +1,42 @@
+// Helpers for simulator tests: bare-metal scenarios built in code.
+#pragma once
+
+#include <string>
+
+#include "scenario/scenario.hpp"
+
+namespace pvlock::sim::testing {
+
+inline scenario::Dist constant(double ns) {
+  scenario::Dist d;
+  d.mean = ns;
+  return d;
+}
+
+// One OS on sockets x cores CPUs running `workload` with `lock`.
+inline scenario::Scenario bare_metal(int sockets, int cores, const std::string& lock,
+                                     const std::string& workload, double duration_ms = 2,
+                                     double warmup_ms = 0.5, std::uint64_t seed = 1) {
+  scenario::Scenario sc;
+  sc.name = "test";
+  sc.run.duration_ms = duration_ms;
+  sc.run.warmup_ms = warmup_ms;
+  sc.run.seed = seed;
+  sc.machine.sockets = sockets;
+  sc.machine.cores_per_socket = cores;
+  sc.machine.threads_per_core = 1;
+  scenario::VmSpec vm;
+  vm.name = "machine";
+  vm.vcpus = sc.machine.cpus();
+  vm.placement = scenario::VmSpec::Placement::pinned;
+  vm.guest.lock_name = lock;
+  vm.workload.type = workload;
+  sc.vms.push_back(vm);
+  return sc;
+}
+
+inline void set_param(scenario::Scenario& sc, const std::string& key, scenario::ParamValue v) {
+  sc.vms.front().workload.params[key] = scenario::Param{std::move(v), {}};
+}
+
+}  // namespace pvlock::sim::testing
