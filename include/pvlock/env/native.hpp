@@ -11,9 +11,11 @@
 // - block/wake use a per-task futex word (TASK_UNINTERRUPTIBLE / wake_up_process).
 // - need_resched() stands in for the scheduler tick: while more threads hold CPU ids than
 //   the machine has cores, a thread that has run for a slice (kSliceNs) without sleeping in
-//   block()/pv_wait() reads true, as TIF_NEED_RESCHED would be set on an over-committed CPU.
-//   Without it no native mutex/rwsem spinner would ever give up (owners never look
-//   descheduled natively). Sleeping starts a new slice.
+//   block()/pv_wait() reads true once, as TIF_NEED_RESCHED would be set on an over-committed
+//   CPU. Reading it true starts the next slice: the kernel would preempt the task at its
+//   next preemption point (the lock path's preempt_enable() at the latest). Sleeping starts
+//   a new slice too. Without this no native mutex/rwsem spinner would ever give up (owners
+//   never look descheduled natively).
 #pragma once
 
 #include <linux/futex.h>
@@ -193,7 +195,9 @@ struct NativeEnv {
     Binding& b = binding();
     const std::int64_t now = now_ns();
     if (b.slice_start == 0) b.slice_start = now;
-    return now - b.slice_start > kSliceNs;
+    if (now - b.slice_start <= kSliceNs) return false;
+    b.slice_start = now;
+    return true;
   }
   static void preempt_disable() {}
   static void preempt_enable() {}

@@ -219,15 +219,18 @@ class RwSem {
       set_reader_owned(word_task(first->task.load(std::memory_order_relaxed)));
     }
 
-    // Pass 1: take every queued reader off the list (writers stay, in order).
-    std::array<Waiter*, rwsem::kMaxReadersWakeup> granted{};
+    // Pass 1: move every queued reader (writers stay, in order) to a private list, chained
+    // through their own `next` links (the kernel's list_move_tail to wlist).
+    Waiter* granted = nullptr;
+    Waiter* granted_tail = nullptr;
     std::size_t woken = 0;
     for (Waiter* w = waiters_.front(); w != nullptr;) {
       Waiter* next = w->next;
       if (w->type == WaiterType::read) {
         waiters_.remove(w);
-        granted[woken++] = w;
-        if (woken >= rwsem::kMaxReadersWakeup) break;
+        (granted_tail != nullptr ? granted_tail->next : granted) = w;
+        granted_tail = w;
+        if (++woken >= rwsem::kMaxReadersWakeup) break;
       }
       w = next;
     }
@@ -247,12 +250,14 @@ class RwSem {
 
     // Pass 2: the reader count is final, now let the readers go. Each record may disappear
     // as soon as its task field is cleared.
-    for (std::size_t i = 0; i < woken; ++i) {
-      Task* t = word_task(granted[i]->task.load(std::memory_order_relaxed));
+    for (Waiter* w = granted; w != nullptr;) {
+      Waiter* next = w->next;
+      Task* t = word_task(w->task.load(std::memory_order_relaxed));
       // Release for the grant; seq_cst so that the waiter's state store and this store are
       // totally ordered (the smp_mb() pairs of set_current_state() and try_to_wake_up()).
-      granted[i]->task.store(0, std::memory_order_seq_cst);
+      w->task.store(0, std::memory_order_seq_cst);
       wq.add(t);
+      w = next;
     }
   }
 
