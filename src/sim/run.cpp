@@ -8,13 +8,17 @@
 #include "report/counters_json.hpp"
 #include "sim/guest/guest.hpp"
 #include "sim/guest/sim_env.hpp"
+#include "sim/host/kvm_platform.hpp"
 #include "sim/simulation.hpp"
 
 namespace pvlock::sim {
 
 std::string resolve_lock_name(const scenario::GuestSpec& g, bool host_pv_unhalt) {
   std::string name = g.lock_name;
-  if (name == "auto") name = host_pv_unhalt && !g.nopvspin ? "pvqspinlock" : "qspinlock";
+  // The kernel's choice (kvm_spinlock_init): PV qspinlock when the host can unhalt, unless
+  // nopvspin or the dedicated-pCPU hint ask for the native one.
+  if (name == "auto")
+    name = host_pv_unhalt && !g.nopvspin && !g.realtime_hint ? "pvqspinlock" : "qspinlock";
   bool known = false;
   std::string names;
   for (const LockInfo& i : lock_infos<SimEnv>()) {
@@ -28,16 +32,13 @@ std::string resolve_lock_name(const scenario::GuestSpec& g, bool host_pv_unhalt)
 
 double run_scenario(const scenario::Scenario& sc,
                     const std::function<void(Simulation&, std::vector<VmRun>&)>& inspect) {
-  if (!sc.bare_metal())
-    throw std::invalid_argument("scenarios with a [host] need the hypervisor layer, which is "
-                                "not part of the simulator yet; remove [host] for bare metal");
   if (sc.vms.empty()) throw std::invalid_argument("scenario has no VM / guest");
   if (sc.machine.cpus() > kMaxCpus)
     throw std::invalid_argument("at most " + std::to_string(kMaxCpus) + " CPUs are supported");
   // Declared first so that it is destroyed last: the guests' fibers unwind before the
   // workloads their programs belong to go away.
   std::vector<VmRun> vms;
-  Simulation sim(sc);
+  Simulation sim(sc, sc.bare_metal() ? nullptr : std::make_unique<KvmPlatform>(sc));
   for (const scenario::VmSpec& spec : sc.vms) {
     for (int k = 0; k < spec.count; ++k) {
       VmRun vm;
@@ -46,6 +47,11 @@ double run_scenario(const scenario::Scenario& sc,
       const int vcpus = sc.bare_metal() ? sc.machine.cpus() : spec.vcpus;
       vm.guest = &sim.add_guest(vm.name, spec.guest, vcpus);
       vm.guest->lock_name = resolve_lock_name(spec.guest, sim.platform().pv_unhalt(*vm.guest));
+      // kvm_spinlock_init(): a guest whose host offers no PV unhalt keeps virt_spin_lock_key
+      // on, so its native qspinlock falls back to test-and-set (unless "dedicated" hints).
+      if (!sc.bare_metal() && spec.guest.lock_name == "auto" &&
+          !sim.platform().pv_unhalt(*vm.guest) && !spec.guest.realtime_hint)
+        vm.guest->policies().qspinlock.virt_spin_lock = true;
       vms.push_back(std::move(vm));
     }
   }
@@ -93,6 +99,27 @@ nlohmann::ordered_json profile_json(const Guest& g) {
   return j;
 }
 
+nlohmann::ordered_json host_json(const HostCounters& c, const Simulation& sim, int vcpus) {
+  nlohmann::ordered_json h;
+  h["exits"] = {{"hlt", c.exits_hlt}, {"kick", c.exits_kick}, {"ipi", c.exits_ipi},
+                {"ple", c.exits_ple}};
+  h["halt_polls_ok"] = c.halt_polls_ok;
+  h["halt_blocks"] = c.halt_blocks;
+  h["kicks"] = c.kicks;
+  h["kick_yields"] = {{"tried", c.kick_yields_tried}, {"done", c.kick_yields}};
+  h["ple_yields"] = {{"tried", c.ple_yields_tried}, {"done", c.ple_yields}};
+  h["preemptions"] = c.preemptions;
+  h["lock_holder_preemptions"] = c.lock_holder_preemptions;
+  h["lock_waiter_preemptions"] = c.lock_waiter_preemptions;
+  h["steal_ns"] = c.steal_ns;
+  const double window = static_cast<double>(sim.end_time() - sim.measure_start());
+  // Mean over the vCPUs: the share of the window a vCPU spent runnable but not running.
+  h["steal_pct"] = window > 0 && vcpus > 0
+                       ? 100.0 * static_cast<double>(c.steal_ns) / (window * vcpus)
+                       : 0.0;
+  return h;
+}
+
 }  // namespace
 
 nlohmann::ordered_json run_to_json(const scenario::Scenario& sc) {
@@ -101,6 +128,7 @@ nlohmann::ordered_json run_to_json(const scenario::Scenario& sc) {
   j["seed"] = sc.run.seed;
   double wall = 0;
   std::uint64_t events = 0, steps = 0;
+  double cpu = 0;
   wall = run_scenario(sc, [&](Simulation& sim, std::vector<VmRun>& vms) {
     j["simulated_ns"] = sim.end_time();
     j["measured_ns"] = sim.end_time() - sim.measure_start();
@@ -122,14 +150,23 @@ nlohmann::ordered_json run_to_json(const scenario::Scenario& sc) {
     j["vms"] = vj;
     j["counters"] = report::counters_json(total);
     j["profile"] = prof;
+    if (const auto* kvm = dynamic_cast<const KvmPlatform*>(&sim.platform())) {
+      j["host"] = host_json(kvm->counters(), sim, sim.vcpu_count());
+      for (std::size_t k = 0; k < vms.size(); ++k)
+        j["vms"][k]["host"] =
+            host_json(kvm->guest_counters()[k], sim, vms[k].guest->vcpu_count());
+    }
     events = sim.events();
     steps = sim.inline_steps();
+    cpu = sim.run_cpu_seconds();
   });
   j["perf"] = {{"wall_s", wall},
                {"events", events},
                {"inline_steps", steps},
                {"events_per_s", wall > 0 ? static_cast<double>(events) / wall : 0.0},
-               {"steps_per_s", wall > 0 ? static_cast<double>(events + steps) / wall : 0.0}};
+               {"steps_per_s", wall > 0 ? static_cast<double>(events + steps) / wall : 0.0},
+               {"cpu_s", cpu},
+               {"events_per_cpu_s", cpu > 0 ? static_cast<double>(events) / cpu : 0.0}};
   return j;
 }
 

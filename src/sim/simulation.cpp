@@ -1,5 +1,7 @@
 #include "sim/simulation.hpp"
 
+#include <time.h>
+
 #include "sim/bare_metal.hpp"
 #include "sim/context.hpp"
 #include "sim/guest/guest.hpp"
@@ -8,6 +10,11 @@ namespace pvlock::sim {
 
 namespace {
 Time ms_to_ns(double ms) { return static_cast<Time>(ms * 1e6 + 0.5); }
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 }  // namespace
 
 Simulation::Simulation(const scenario::Scenario& sc, std::unique_ptr<Platform> platform)
@@ -69,6 +76,7 @@ void Simulation::vcpu_start(Vcpu& v) {
 
 void Simulation::run() {
   const Context saved = tl_ctx;
+  const double cpu0 = thread_cpu_seconds();
   tl_ctx = Context{this, nullptr};
   resumes_.resize(vcpus_.size());
   platform_->attach(*this);
@@ -96,6 +104,7 @@ void Simulation::run() {
   }
   for (auto& g : guests_) g->finish_stats();
   tl_ctx = saved;
+  run_cpu_s_ = thread_cpu_seconds() - cpu0;
 }
 
 void Simulation::dispatch(const Event& e) {

@@ -71,6 +71,9 @@ class Simulation {
   // fiber without a switch.
   std::uint64_t events() const { return events_; }
   std::uint64_t stale_events() const { return stale_events_; }
+  // CPU time of the thread that ran run() (excludes set-up): the honest speed figure on a
+  // shared machine, where wall time also counts other processes.
+  double run_cpu_seconds() const { return run_cpu_s_; }
   std::uint64_t inline_steps() const { return inline_steps_; }
 
  private:
@@ -89,6 +92,7 @@ class Simulation {
   Time end_ = 0;
   std::uint64_t events_ = 0;
   std::uint64_t stale_events_ = 0;
+  double run_cpu_s_ = 0;
   std::uint64_t inline_steps_ = 0;
   bool stop_ = false;
 };

@@ -25,6 +25,14 @@ inline void irq_disable() { guest().irq_disable(self()); }
 inline void irq_enable() { guest().irq_enable(self()); }
 inline bool measuring() { return guest().sim().measuring(); }
 inline std::int64_t now() { return guest().sim().now(); }
+// An IPI to vCPU `cpu` of this guest (a handler of handler_ns runs there when it can take
+// interrupts); `ack` is decremented once the handler has run.
+inline void send_ipi(int cpu, double handler_ns, sim::SimAtomic<std::uint32_t>* ack) {
+  guest().send_ipi(self(), cpu, handler_ns, ack);
+}
+// The steal-time "preempted" byte of another vCPU, read as the guest reads it (a simulated
+// load: what PV TLB flush does in kvm_flush_tlb_multi).
+inline bool vcpu_preempted(int cpu) { return guest().vcpu(cpu).steal.preempted.load() != 0; }
 // Attribute the following instructions to a profile symbol.
 inline void set_symbol(sim::Sym s) { self().sym = s; }
 

@@ -17,6 +17,7 @@ struct LockLoopParams {
   scenario::Dist compute{};
   scenario::Dist hold{};
   bool irqs_off = false;
+  std::int64_t bytes_per_op = 0;  // > 0: score in MB/s (fio's bandwidth) instead of ops/s
 };
 
 template <class L>
@@ -33,9 +34,10 @@ class LockLoop final : public Workload {
   double score() const override {
     std::uint64_t total = 0;
     for (auto x : ops_) total += x;
-    return static_cast<double>(total) / guest_.sim().measured_seconds();
+    const double ops = static_cast<double>(total) / guest_.sim().measured_seconds();
+    return p_.bytes_per_op > 0 ? ops * static_cast<double>(p_.bytes_per_op) / 1e6 : ops;
   }
-  std::string unit() const override { return "ops/s"; }
+  std::string unit() const override { return p_.bytes_per_op > 0 ? "MB/s" : "ops/s"; }
   void report(nlohmann::ordered_json& vm) const override {
     std::uint64_t total = 0, lo = ~std::uint64_t{0}, hi = 0;
     for (auto x : ops_) {
@@ -78,8 +80,8 @@ class LockLoop final : public Workload {
 }  // namespace
 
 std::unique_ptr<Workload> make_lockloop(const scenario::WorkloadSpec& spec, sim::Guest& guest) {
-  static constexpr std::array<std::string_view, 5> kKnown = {"tasks_per_vcpu", "compute_ns",
-                                                             "hold_ns", "irqs_off", "type"};
+  static constexpr std::array<std::string_view, 7> kKnown = {
+      "tasks_per_vcpu", "compute_ns", "hold_ns", "irqs_off", "type", "lock", "bytes_per_op"};
   LockLoopParams p;
   p.tasks_per_vcpu = static_cast<int>(scenario::param_int(spec, "tasks_per_vcpu", 1, 1, 64));
   scenario::Dist c;
@@ -89,11 +91,23 @@ std::unique_ptr<Workload> make_lockloop(const scenario::WorkloadSpec& spec, sim:
   p.compute = scenario::param_dist(spec, "compute_ns", c);
   p.hold = scenario::param_dist(spec, "hold_ns", h);
   p.irqs_off = scenario::param_bool(spec, "irqs_off", false);
+  p.bytes_per_op = scenario::param_int(spec, "bytes_per_op", 0, 0, 1 << 30);
+  // The lock the tasks fight over: the guest's spinlock unless the workload names another
+  // kernel lock (fio's inode rwsem).
+  const std::string lock = scenario::param_string(spec, "lock", guest.lock_name, {});
   scenario::reject_unknown_params(spec, kKnown);
   std::unique_ptr<Workload> out;
-  with_lock<sim::SimEnv>(guest.lock_name, [&]<class L>(const LockInfo&) {
+  const bool found = with_lock<sim::SimEnv>(lock, [&]<class L>(const LockInfo&) {
     out = std::make_unique<LockLoop<L>>(p, guest);
   });
+  if (!found) {
+    std::string names;
+    for (const LockInfo& i : lock_infos<sim::SimEnv>()) {
+      names += ' ';
+      names.append(i.name);
+    }
+    scenario::fail_at(spec.params.at("lock").where, "no lock named '" + lock + "'; locks:" + names);
+  }
   return out;
 }
 

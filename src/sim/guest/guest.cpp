@@ -29,6 +29,8 @@ Guest::Guest(Simulation& sim, int index, std::string name, const scenario::Guest
     v->index = first_global_vcpu + i;
     v->pcpu = i;
     v->guest = this;
+    // At most one outstanding call from each other CPU, twice over for tasks sharing a vCPU.
+    v->irq_acks.reserve(static_cast<std::size_t>(2 * vcpus + 8));
     vcpus_.push_back(std::move(v));
   }
 }
@@ -148,11 +150,14 @@ void Guest::dispatch(Vcpu& v) {
     resume_task(*v.curr);
     return;
   }
-  // Idle loop: run what became runnable, else halt again.
+  // Idle loop: finish interrupt handlers that were waiting for the vCPU to run, then run
+  // what became runnable, else halt again.
+  run_irq_acks(v);
   v.curr = dequeue(v);
   if (v.curr == nullptr) {
     v.halted = true;
     v.idle_since = sim_.now();
+    sim_.platform().halt(v);
     return;
   }
   v.halted = false;
@@ -184,12 +189,24 @@ void Guest::sync(Task& t) {
 
 double Guest::take_irqs(Task& t) {
   Vcpu& v = *t.vcpu;
-  if (t.irqs_off || v.irq_pending_ns <= 0) return 0;
+  if (t.irqs_off || (v.irq_pending_ns <= 0 && v.irq_acks.empty())) return 0;
   const double c = v.irq_pending_ns;
   v.irq_pending_ns = 0;
   v.irq_waiting = false;
   profile_.add(Sym::irq, c);
+  run_irq_acks(v);
   return c;
+}
+
+void Guest::run_irq_acks(Vcpu& v) {
+  for (SimAtomic<std::uint32_t>* a : v.irq_acks) a->hw_store(a->raw() - 1);
+  v.irq_acks.clear();
+}
+
+void Guest::send_ipi(Task& t, int cpu, double handler_ns, SimAtomic<std::uint32_t>* ack) {
+  Vcpu& to = vcpu(cpu);
+  if (ack != nullptr) to.irq_acks.push_back(ack);
+  charge(t, sim_.platform().send_ipi(*t.vcpu, to, handler_ns), t.sym);
 }
 
 bool Guest::should_preempt(Task& t) {
@@ -299,7 +316,10 @@ std::uint64_t Guest::spin_sleep(Task& t, Sym site, std::uint64_t n, double per_i
   t.pending_ns -= static_cast<double>(pre);
   const double span = std::min(1e15, static_cast<double>(n) * per_iter);
   const auto max_ns = static_cast<Time>(std::ceil(span));
+  // The hypervisor watches PAUSE loops (pause-loop exiting).
+  sim_.platform().spin_begin(*t.vcpu);
   Time spun = wait(t, pre + max_ns, true) - pre;
+  sim_.platform().spin_end(*t.vcpu);
   unwatch_all(t);
   if (spun < 0) {
     t.pending_ns += static_cast<double>(-spun);
@@ -440,6 +460,8 @@ void Guest::deliver_irq(Vcpu& v, double handler_ns) {
     const double h = v.irq_pending_ns;
     v.irq_pending_ns = 0;
     profile_.add(Sym::irq, h);
+    // The handlers complete only once the vCPU really runs (dispatch, below).
+    if (v.running) run_irq_acks(v);
     sim_.schedule_resume(v, sim_.now() + round_ns(h));
     return;
   }

@@ -95,6 +95,9 @@ class Guest {
   bool vcpu_is_preempted(Task& t, int cpu);
   void pv_wait(Task& t, const SimAtomic<std::uint8_t>* ptr, std::uint8_t val);
   void pv_kick(Task& t, int cpu);
+  // An IPI to vCPU `cpu` whose handler costs handler_ns there; `ack`, if given, is
+  // decremented when the handler has run (smp_call_function_many's wait).
+  void send_ipi(Task& t, int cpu, double handler_ns, SimAtomic<std::uint32_t>* ack);
 
   // ---- Platform / event-loop side -------------------------------------------------------------
   void dispatch(Vcpu& v);    // a resume event: continue the current task or the idle loop
@@ -142,6 +145,7 @@ class Guest {
   void yield(Task& t);
   void resume_task(Task& t);
   double take_irqs(Task& t);
+  void run_irq_acks(Vcpu& v);
   bool should_preempt(Task& t);
   void set_need_resched(Vcpu& v);
   void unwatch_all(Task& t);

@@ -15,7 +15,8 @@ inline constexpr int kSpinSiteCount = static_cast<int>(SpinSite::other) + 1;
 
 // Symbols: one per SpinSite first, then the non-spin ones.
 enum class Sym : std::uint8_t {
-  workload = kSpinSiteCount,  // the workload's own computation (user + non-lock kernel work)
+  workload = kSpinSiteCount,  // the workload's own computation (user mode, or unclassified)
+  kernel,                     // the workload's kernel work outside lock code (faults, syscalls)
   lock_ops,                   // lock/unlock instructions outside spin loops
   halted,                     // HLT inside pv_wait (kvm_wait)
   idle,                       // idle loop (HLT with nothing to run)
@@ -35,6 +36,7 @@ inline std::string_view sym_name(Sym s) {
   if (i < kSpinSiteCount) return spin_site_symbol(static_cast<SpinSite>(i));
   switch (s) {
     case Sym::workload: return "workload";
+    case Sym::kernel: return "kernel";
     case Sym::lock_ops: return "lock_ops";
     case Sym::halted: return "pv_wait_halted";
     case Sym::idle: return "idle";

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "sim/engine/time.hpp"
 #include "sim/guest/sim_atomic.hpp"
@@ -55,6 +56,9 @@ struct Vcpu {
   Time idle_since = 0;
   double irq_pending_ns = 0;  // handler time owed to interrupts not yet serviced
   bool irq_waiting = false;   // interrupts arrived with IRQs off
+  // Completion words of pending IPIs (smp_call_function's csd): each is decremented when
+  // this vCPU runs the handlers. Reserved at guest creation; no allocation while running.
+  std::vector<SimAtomic<std::uint32_t>*> irq_acks;
 };
 
 }  // namespace pvlock::sim

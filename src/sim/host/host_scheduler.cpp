@@ -27,10 +27,27 @@ ThreadId HostScheduler::add_thread(int home_pcpu, bool pinned) {
   return id;
 }
 
-void HostScheduler::start(std::int64_t now) {
+void HostScheduler::start(std::int64_t now, std::uint64_t phase_seed) {
   // Every run queue may later hold every thread: reserve once, never allocate again.
   for (RunQueue& q : rqs_) q.queued.reserve(threads_.size());
-  for (int p = 0; p < topo_.pcpus; ++p) schedule(p, now);
+  std::uint64_t state = phase_seed;
+  for (int p = 0; p < topo_.pcpus; ++p) {
+    schedule(p, now);
+    RunQueue& q = rq(p);
+    if (phase_seed == 0 || q.curr == kIdle) continue;
+    // splitmix64 step: a deterministic phase per pCPU.
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    const std::int64_t slice = sched_slice(q);
+    const auto phase = static_cast<std::int64_t>(z % static_cast<std::uint64_t>(slice));
+    Thread& c = threads_[idx(q.curr)];
+    c.prev_sum_exec -= phase;  // as if it had already run `phase` of its slice
+    if (spec_.scheduler == scenario::HostSpec::Scheduler::eevdf) c.deadline -= phase;
+    // The others waiting here have run for a while too: spread their vruntime.
+    for (ThreadId t : q.queued) threads_[idx(t)].vruntime -= phase / 2;
+  }
 }
 
 int HostScheduler::nr_running(int pcpu) const {

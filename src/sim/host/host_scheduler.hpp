@@ -46,8 +46,11 @@ class HostScheduler {
   // Adds a host thread, runnable, placed on `home_pcpu`. If `pinned`, it only ever runs
   // there (seed 002's core-bonded vCPUs); otherwise it floats.
   ThreadId add_thread(int home_pcpu, bool pinned);
-  // Picks a thread for every pCPU; call once after adding threads.
-  void start(std::int64_t now);
+  // Picks a thread for every pCPU; call once after adding threads. With a seed, each pCPU's
+  // first slice is shortened by a random part of a slice: a host that has been running for a
+  // while has its pCPUs' slice boundaries out of phase (identical, aligned slices would
+  // gang-schedule VMs by accident and hide lock-waiter preemption).
+  void start(std::int64_t now, std::uint64_t phase_seed = 0);
 
   // A blocked thread becomes runnable (a halted vCPU is kicked or gets an interrupt).
   void wake(ThreadId t, std::int64_t now);

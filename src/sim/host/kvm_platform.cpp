@@ -1,0 +1,400 @@
+#include "sim/host/kvm_platform.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/engine/rng.hpp"
+#include "sim/guest/guest.hpp"
+#include "sim/simulation.hpp"
+
+namespace pvlock::sim {
+
+namespace {
+Time round_ns(double ns) { return static_cast<Time>(std::llround(std::max(0.0, ns))); }
+}  // namespace
+
+KvmPlatform::KvmPlatform(const scenario::Scenario& sc) : sc_(sc) {}
+KvmPlatform::~KvmPlatform() = default;
+
+KvmPlatform::VcpuState& KvmPlatform::st(const Vcpu& v) {
+  return state_[static_cast<std::size_t>(v.index)];
+}
+
+HostCounters& KvmPlatform::gc(const Vcpu& v) {
+  return per_guest_[static_cast<std::size_t>(v.guest->index())];
+}
+
+Vcpu* KvmPlatform::vcpu_of(host::ThreadId t) const {
+  return t == host::kIdle ? nullptr : thread_vcpu_[static_cast<std::size_t>(t)];
+}
+
+void KvmPlatform::attach(Simulation& sim) {
+  sim_ = &sim;
+  const scenario::HostSpec& hs = *sc_.host;
+  host::HostScheduler::Topology topo;
+  topo.pcpus = sim.topology().cpus();
+  for (int p = 0; p < topo.pcpus; ++p) topo.socket_of.push_back(sim.topology().socket_of(p));
+  sched_ = std::make_unique<host::HostScheduler>(hs, topo, static_cast<host::HostScheduler::Listener&>(*this));
+  state_.assign(static_cast<std::size_t>(sim.vcpu_count()), VcpuState{});
+  per_guest_.assign(sim.guests().size(), HostCounters{});
+  last_boosted_.assign(sim.guests().size(), 0);
+  // Guests are created in scenario order, `count` copies of each [[vm]].
+  for (const scenario::VmSpec& vm : sc_.vms)
+    for (int c = 0; c < vm.count; ++c)
+      guest_pinned_.push_back(vm.placement == scenario::VmSpec::Placement::pinned);
+  guest_pinned_.resize(sim.guests().size(), false);
+
+  // Placement: pinned VMs take dedicated pCPUs in order; floating vCPUs are spread round
+  // robin over all pCPUs, as the host's wake-up balancing would leave them.
+  int next_pinned = 0;
+  int next_float = 0;
+  for (auto& g : sim.guests()) {
+    const bool pinned = guest_pinned_[static_cast<std::size_t>(g->index())];
+    for (int i = 0; i < g->vcpu_count(); ++i) {
+      Vcpu& v = g->vcpu(i);
+      const int home = pinned ? next_pinned++ % topo.pcpus : next_float++ % topo.pcpus;
+      VcpuState& s = st(v);
+      s.thread = sched_->add_thread(home, pinned);
+      s.ple_window = hs.kvm.ple_window_cycles;
+      v.pcpu = home;
+      thread_vcpu_.resize(static_cast<std::size_t>(s.thread) + 1, nullptr);
+      thread_vcpu_[static_cast<std::size_t>(s.thread)] = &v;
+      // Until the host scheduler puts it on a pCPU, a vCPU does not run.
+      sim.vcpu_stop(v);
+    }
+  }
+  // Other host load (stress --cpu N): always-runnable threads.
+  for (int i = 0; i < hs.stress_threads; ++i) {
+    const host::ThreadId t = sched_->add_thread(next_float++ % topo.pcpus, false);
+    thread_vcpu_.resize(static_cast<std::size_t>(t) + 1, nullptr);
+  }
+  sched_->start(sim.now(), derive_seed(sim.seed(), 0x4057, 0));
+  sim.queue().push(sim.now() + hs.tick_ns, EventKind::host, 0, 0, kTick);
+  sim.queue().push(sim.now() + hs.balance_interval_ns, EventKind::host, 0, 0, kBalance);
+}
+
+bool KvmPlatform::pv_unhalt(const Guest&) const { return sc_.host->kvm.pv_unhalt; }
+
+void KvmPlatform::measure_start() {
+  counters_ = HostCounters{};
+  for (HostCounters& c : per_guest_) c = HostCounters{};
+  measuring_ = true;
+}
+
+std::uint32_t& KvmPlatform::gen_of(VcpuState& s, Timer kind) {
+  return kind == kWake ? s.wake_gen : kind == kPollEnd ? s.poll_gen : s.ple_gen;
+}
+
+void KvmPlatform::arm_timer(Vcpu& v, std::int64_t at, Timer kind) {
+  std::uint32_t& gen = gen_of(st(v), kind);
+  ++gen;
+  sim_->queue().push(at, EventKind::host, static_cast<std::uint32_t>(v.index), gen, kind);
+}
+
+// ---- Host scheduler decisions -------------------------------------------------------------
+
+void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next,
+                            bool prev_runnable, std::int64_t now) {
+  if (Vcpu* v = vcpu_of(prev)) {
+    VcpuState& s = st(*v);
+    sim_->vcpu_stop(*v);
+    if (s.pending_wake) {
+      s.pending_wake = false;
+      ++s.wake_gen;  // the start we were waiting for will not happen
+    }
+    ++s.ple_gen;  // a descheduled vCPU does not spin
+    if (prev_runnable) {
+      // kvm_sched_out(): the thread stays runnable, so the vCPU is "preempted"; the steal
+      // time record tells the guest (vcpu_is_preempted), and it is a directed-yield target.
+      s.ready = true;
+      s.runnable_since = now;
+      v->steal.preempted.hw_store(1);
+      if (measuring_) {
+        ++counters_.preemptions;
+        ++gc(*v).preemptions;
+        // A descheduled vCPU in a spinlock's spin loop is a preempted lock waiter; one with
+        // preemption disabled outside a spin (a spinlock or OSQ section) a preempted holder.
+        const Task* t = v->curr;
+        if (s.spinning) {
+          ++counters_.lock_waiter_preemptions;
+          ++gc(*v).lock_waiter_preemptions;
+        } else if (t != nullptr && t->preempt_count > 0) {
+          ++counters_.lock_holder_preemptions;
+          ++gc(*v).lock_holder_preemptions;
+        }
+      }
+    }
+  }
+  if (Vcpu* v = vcpu_of(next)) {
+    VcpuState& s = st(*v);
+    v->pcpu = pcpu;
+    // Switching to a vCPU costs the host context switch and VM entry; waking one on an idle
+    // pCPU costs the idle exit and wake-up path (costs.md §6).
+    const double latency =
+        prev == host::kIdle ? sc_.costs.host_wake_idle_ns : sc_.costs.vcpu_switch_ns;
+    s.pending_wake = true;
+    s.exit_return = false;
+    arm_timer(*v, now + round_ns(latency), kWake);
+  }
+}
+
+void KvmPlatform::wake_vcpu(Vcpu& v) {
+  VcpuState& s = st(v);
+  const std::int64_t now = sim_->now();
+  s.halt = HaltState::none;
+  // kvm_vcpu_wake_up(): with the interrupt-delivery boost (d73eb57b80b) a woken vCPU is
+  // "ready", i.e. a directed-yield candidate, until it runs.
+  if (sc_.host->kvm.irq_boost) s.ready = true;
+  s.runnable_since = now;
+  sched_->wake(s.thread, now);
+  // A vCPU of another thread still halt-polling on that pCPU stops polling now
+  // (kvm_vcpu_halt polls only while single_task_running()).
+  const int p = sched_->pcpu_of(s.thread);
+  Vcpu* cur = vcpu_of(sched_->current(p));
+  if (cur != nullptr && cur != &v && st(*cur).halt == HaltState::polling && cur->halted) {
+    st(*cur).halt = HaltState::blocked;
+    ++counters_.halt_blocks;
+    ++gc(*cur).halt_blocks;
+    sched_->block(st(*cur).thread, now);
+  }
+}
+
+// ---- Exits ---------------------------------------------------------------------------------
+
+double KvmPlatform::halt(Vcpu& v) {
+  VcpuState& s = st(v);
+  const std::int64_t now = sim_->now();
+  ++counters_.exits_hlt;
+  ++gc(v).exits_hlt;
+  s.halt_start = now;
+  const auto& kvm = sc_.host->kvm;
+  if (kvm.halt_poll_ns > 0 && s.poll_ns > 0 && sched_->single_task_running(v.pcpu)) {
+    s.halt = HaltState::polling;
+    arm_timer(v, now + s.poll_ns, kPollEnd);
+  } else {
+    s.halt = HaltState::blocked;
+    ++counters_.halt_blocks;
+    ++gc(v).halt_blocks;
+    // Hosts before 54aa83c90198 wrote the preempted byte on every vcpu_put, so a halted
+    // vCPU looked preempted to the guest.
+    if (kvm.preempted_on_every_put) v.steal.preempted.hw_store(1);
+    sched_->block(s.thread, now);
+  }
+  return sc_.costs.hlt_exit_ns;
+}
+
+void KvmPlatform::end_halt(Vcpu& v, std::int64_t now, bool valid_wakeup) {
+  VcpuState& s = st(v);
+  const auto& kvm = sc_.host->kvm;
+  const std::int64_t block_ns = now - s.halt_start;
+  // Adaptive halt polling (kvm_vcpu_halt): shrink after a long or invalid halt, grow after a
+  // short one that polling would have caught with a longer window.
+  auto shrink = [&] { s.poll_ns = kvm.halt_poll_shrink == 0 ? 0 : s.poll_ns / kvm.halt_poll_shrink; };
+  if (kvm.halt_poll_ns > 0) {
+    if (!valid_wakeup) {
+      shrink();
+    } else if (block_ns <= s.poll_ns) {
+      // the poll caught it: keep the window
+    } else if (s.poll_ns > 0 && block_ns > kvm.halt_poll_ns) {
+      shrink();
+    } else if (s.poll_ns < kvm.halt_poll_ns && block_ns < kvm.halt_poll_ns) {
+      std::int64_t grown = s.poll_ns * kvm.halt_poll_grow;
+      if (grown < kvm.halt_poll_grow_start_ns) grown = kvm.halt_poll_grow_start_ns;
+      s.poll_ns = std::min(grown, kvm.halt_poll_ns);
+    }
+  }
+  s.halt = HaltState::none;
+}
+
+// After the guest was told of an event: if it left HLT, bring the vCPU back to run.
+static bool unhalted(const Vcpu& v) { return !v.halted; }
+
+double KvmPlatform::kick(Vcpu& from, Vcpu& to) {
+  const std::int64_t now = sim_->now();
+  ++counters_.exits_kick;
+  ++counters_.kicks;
+  ++gc(from).exits_kick;
+  ++gc(from).kicks;
+  // kvm_pv_kick_cpu_op(): pv_unhalted + KVM_REQ_EVENT + kvm_vcpu_kick().
+  to.guest->kick_arrived(to);
+  VcpuState& t = st(to);
+  if (unhalted(to)) {
+    if (t.halt == HaltState::polling) {
+      // The poll loop sees the event: no host schedule, only the re-entry.
+      end_halt(to, now, true);
+      ++counters_.halt_polls_ok;
+      sim_->vcpu_stop(to);
+      t.pending_wake = true;
+      t.exit_return = true;  // it never left its pCPU: no schedule-in
+      arm_timer(to, now + round_ns(sc_.costs.host_wake_polling_ns), kWake);
+    } else if (t.halt == HaltState::blocked) {
+      end_halt(to, now, true);
+      wake_vcpu(to);
+    }
+  }
+  // Seed 001 (266e85a5ec9): kvm_sched_yield() to the kicked queue head if it is ready to
+  // run and our pCPU has something else to run (the 2021 under-commit bail-out).
+  if (sc_.host->kvm.kick_boost && &to != &from && st(to).ready &&
+      !sched_->single_task_running(from.pcpu)) {
+    directed_yield(from, to, counters_.kick_yields_tried, counters_.kick_yields);
+  }
+  return sc_.costs.hypercall_ns + sc_.costs.kick_send_ns;
+}
+
+double KvmPlatform::send_ipi(Vcpu& from, Vcpu& to, double handler_ns) {
+  const std::int64_t now = sim_->now();
+  ++counters_.exits_ipi;
+  ++gc(from).exits_ipi;
+  to.guest->deliver_irq(to, handler_ns);
+  VcpuState& t = st(to);
+  // d73eb57b80b: a vCPU receiving an interrupt is a good directed-yield target.
+  if (sc_.host->kvm.irq_boost && !sched_->running(t.thread)) t.ready = true;
+  if (unhalted(to)) {
+    if (t.halt == HaltState::polling) {
+      end_halt(to, now, true);
+      ++counters_.halt_polls_ok;
+      sim_->vcpu_stop(to);
+      t.pending_wake = true;
+      t.exit_return = true;  // it never left its pCPU: no schedule-in
+      arm_timer(to, now + round_ns(sc_.costs.host_wake_polling_ns), kWake);
+    } else if (t.halt == HaltState::blocked) {
+      end_halt(to, now, true);
+      wake_vcpu(to);
+    }
+  }
+  return sc_.costs.ipi_send_ns;
+}
+
+// ---- Pause-loop exiting ----------------------------------------------------------------------
+
+void KvmPlatform::spin_begin(Vcpu& v) {
+  VcpuState& s = st(v);
+  s.spinning = true;
+  if (sc_.host->kvm.ple && v.running && !s.pending_wake) schedule_ple(v);
+}
+
+void KvmPlatform::spin_end(Vcpu& v) {
+  VcpuState& s = st(v);
+  s.spinning = false;
+  s.in_spin_loop = false;
+}
+
+void KvmPlatform::schedule_ple(Vcpu& v) {
+  const auto& kvm = sc_.host->kvm;
+  const double window_ns = static_cast<double>(st(v).ple_window) / kvm.cycles_per_ns;
+  arm_timer(v, sim_->now() + std::max<Time>(1, round_ns(window_ns)), kPle);
+}
+
+bool KvmPlatform::directed_yield(Vcpu& from, Vcpu& to, std::uint64_t& tried, std::uint64_t& done) {
+  ++tried;
+  if (!sched_->yield_to(st(from).thread, st(to).thread, sim_->now())) return false;
+  ++done;
+  return true;
+}
+
+void KvmPlatform::kvm_vcpu_on_spin(Vcpu& me) {
+  Guest& g = *me.guest;
+  const int n = g.vcpu_count();
+  int& last = last_boosted_[static_cast<std::size_t>(g.index())];
+  int tries = 3;
+  st(me).in_spin_loop = true;
+  for (int k = 1; k <= n; ++k) {
+    const int i = (last + k) % n;
+    Vcpu& v = g.vcpu(i);
+    VcpuState& s = st(v);
+    if (!s.ready || &v == &me) continue;
+    if (!sched_->runnable(s.thread)) continue;  // blocked in HLT with nothing pending
+    // A vCPU preempted in guest user mode cannot hold a kernel lock: skipped when we spin in
+    // the kernel, unless it has an interrupt to deliver (irq_boost).
+    const bool in_kernel = v.curr != nullptr && v.curr->sym != Sym::workload;
+    const bool irq_pending = v.irq_pending_ns > 0 || v.irq_waiting;
+    if (!in_kernel && !(sc_.host->kvm.irq_boost && irq_pending)) continue;
+    // kvm_vcpu_eligible_for_directed_yield(): a vCPU itself in a PLE spin is a candidate
+    // only every other time.
+    if (s.in_spin_loop) {
+      const bool eligible = s.dy_eligible;
+      s.dy_eligible = !s.dy_eligible;
+      if (!eligible) continue;
+    }
+    if (directed_yield(me, v, counters_.ple_yields_tried, counters_.ple_yields)) {
+      ++gc(me).ple_yields;
+      last = i;
+      return;
+    }
+    if (--tries == 0) return;
+  }
+}
+
+// ---- Events ------------------------------------------------------------------------------------
+
+void KvmPlatform::on_event(const Event& e) {
+  const std::int64_t now = sim_->now();
+  const auto& hs = *sc_.host;
+  if (e.arg == kTick) {
+    for (int p = 0; p < sched_->pcpus(); ++p) sched_->tick(p, now);
+    sim_->queue().push(now + hs.tick_ns, EventKind::host, 0, 0, kTick);
+    return;
+  }
+  if (e.arg == kBalance) {
+    sched_->balance(now);
+    sim_->queue().push(now + hs.balance_interval_ns, EventKind::host, 0, 0, kBalance);
+    return;
+  }
+  Vcpu& v = sim_->vcpu(static_cast<int>(e.target));
+  VcpuState& s = st(v);
+  if (e.gen != gen_of(s, static_cast<Timer>(e.arg))) return;  // superseded
+  switch (e.arg) {
+    case kWake: {
+      s.pending_wake = false;
+      if (!sched_->running(s.thread)) return;
+      if (s.exit_return) {
+        // Back from a PLE exit that did not yield: the spin goes on, the window stays grown.
+        s.exit_return = false;
+        sim_->vcpu_start(v);
+        if (s.spinning && hs.kvm.ple) schedule_ple(v);
+        return;
+      }
+      // kvm_sched_in() + record_steal_time(): not preempted any more; PLE window reset.
+      s.ready = false;
+      s.ple_window = hs.kvm.ple_window_cycles;
+      s.in_spin_loop = false;
+      if (s.runnable_since >= 0 && measuring_) {
+        counters_.steal_ns += now - s.runnable_since;
+        gc(v).steal_ns += now - s.runnable_since;
+      }
+      s.runnable_since = -1;
+      v.steal.preempted.hw_store(0);
+      sim_->vcpu_start(v);
+      if (s.spinning && hs.kvm.ple) schedule_ple(v);
+      return;
+    }
+    case kPollEnd:
+      if (s.halt != HaltState::polling || !v.halted) return;
+      s.halt = HaltState::blocked;
+      ++counters_.halt_blocks;
+      ++gc(v).halt_blocks;
+      if (hs.kvm.preempted_on_every_put) v.steal.preempted.hw_store(1);
+      sched_->block(s.thread, now);
+      return;
+    case kPle: {
+      if (!s.spinning || !v.running) return;
+      ++counters_.exits_ple;
+      ++gc(v).exits_ple;
+      // grow_ple_window(): each exit doubles the window (up to the maximum).
+      s.ple_window = std::min(s.ple_window * hs.kvm.ple_window_grow, hs.kvm.ple_window_max_cycles);
+      kvm_vcpu_on_spin(v);
+      if (sched_->running(s.thread) && v.running) {
+        // No yield: the exit itself costs the vCPU a round trip, then the spin goes on.
+        sim_->vcpu_stop(v);
+        s.pending_wake = true;
+        s.exit_return = true;
+        arm_timer(v, now + round_ns(sc_.costs.vmexit_ns), kWake);
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+}  // namespace pvlock::sim

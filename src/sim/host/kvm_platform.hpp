@@ -1,0 +1,116 @@
+// The hypervisor: KVM on an over-committed host, as the seeds' hosts ran it.
+//
+// Every vCPU is a host thread scheduled by HostScheduler on the machine's pCPUs (floating or
+// pinned 1:1). The guest reaches the host through the Platform calls:
+//   - halt (HLT exit): kvm_vcpu_halt polls for up to the vCPU's adaptive halt_poll_ns while
+//     nothing else wants the pCPU (single_task_running), then blocks the thread;
+//     halt_poll_ns grows x2 from 10 us after short halts and resets after long ones.
+//   - kick (KVM_HC_KICK_CPU): sets pv_unhalted and wakes the target (kvm_vcpu_kick);
+//     `kick_boost` (seed 001, 266e85a5ec9) then yields to the target if it is ready.
+//   - IPIs: an exit on the sender; delivered when the target runs (posted interrupt), a
+//     blocked target is woken; `irq_boost` (d73eb57b80b) marks vCPUs that are woken or
+//     receive interrupts "ready" for directed yield.
+//   - PLE: a guest PAUSE loop longer than ple_window exits and runs kvm_vcpu_on_spin, a
+//     round-robin directed yield to another ready vCPU of the same VM; the window grows x2
+//     per exit and resets at schedule-in.
+//   - steal time: kvm_sched_out of a still-runnable vCPU writes its "preempted" byte
+//     (simulated memory the guest's vcpu_is_preempted reads); schedule-in clears it.
+//     `preempted_on_every_put` reproduces hosts before 54aa83c90198 (2022), which also set
+//     it when a vCPU halted.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "scenario/scenario.hpp"
+#include "sim/host/host_scheduler.hpp"
+#include "sim/platform.hpp"
+
+namespace pvlock::sim {
+
+struct HostCounters {
+  std::uint64_t exits_hlt = 0;
+  std::uint64_t exits_kick = 0;
+  std::uint64_t exits_ipi = 0;
+  std::uint64_t exits_ple = 0;
+  std::uint64_t halt_polls_ok = 0;    // woken while polling
+  std::uint64_t halt_blocks = 0;      // gave up the pCPU
+  std::uint64_t kicks = 0;
+  std::uint64_t kick_yields_tried = 0;
+  std::uint64_t kick_yields = 0;
+  std::uint64_t ple_yields_tried = 0;
+  std::uint64_t ple_yields = 0;
+  std::uint64_t preemptions = 0;      // involuntary deschedules of a vCPU
+  std::uint64_t lock_holder_preemptions = 0;  // ... while it held a spinlock
+  std::uint64_t lock_waiter_preemptions = 0;  // ... while it waited for one
+  std::int64_t steal_ns = 0;          // runnable but not running (measured window)
+  std::int64_t run_ns = 0;
+};
+
+class KvmPlatform final : public Platform, private host::HostScheduler::Listener {
+ public:
+  explicit KvmPlatform(const scenario::Scenario& sc);
+  ~KvmPlatform() override;
+
+  void attach(Simulation& sim) override;
+  bool pv_unhalt(const Guest& guest) const override;
+  double halt(Vcpu& v) override;
+  double kick(Vcpu& from, Vcpu& to) override;
+  double send_ipi(Vcpu& from, Vcpu& to, double handler_ns) override;
+  void on_event(const Event& e) override;
+  void spin_begin(Vcpu& v) override;
+  void spin_end(Vcpu& v) override;
+  void measure_start() override;
+
+  const HostCounters& counters() const { return counters_; }
+  // Per-guest host counters (index = guest index).
+  const std::vector<HostCounters>& guest_counters() const { return per_guest_; }
+  const host::HostScheduler& scheduler() const { return *sched_; }
+
+ private:
+  enum class HaltState : std::uint8_t { none, polling, blocked };
+  enum Timer : std::uint8_t { kTick = 1, kBalance, kPollEnd, kPle, kWake };
+  struct VcpuState {
+    host::ThreadId thread = host::kIdle;
+    HaltState halt = HaltState::none;
+    std::int64_t halt_start = 0;
+    std::int64_t poll_ns = 0;  // vcpu->halt_poll_ns
+    // One generation per timer kind: arming a timer makes the older one of its kind stale.
+    std::uint32_t wake_gen = 0, poll_gen = 0, ple_gen = 0;
+    bool exit_return = false;  // the pending start ends a PLE exit, not a schedule-in
+    bool ready = false;        // vcpu->ready: a good directed-yield target
+    bool pending_wake = false;  // woken, waiting for its pCPU switch latency
+    bool spinning = false;
+    bool in_spin_loop = false;  // had a PLE exit in this spin (candidate, alternately)
+    bool dy_eligible = false;
+    std::int64_t ple_window = 0;  // cycles
+    std::int64_t runnable_since = -1;  // for steal accounting
+  };
+
+  void on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, bool prev_runnable,
+                 std::int64_t now) override;
+  Vcpu* vcpu_of(host::ThreadId t) const;
+  VcpuState& st(const Vcpu& v);
+  void end_halt(Vcpu& v, std::int64_t now, bool valid_wakeup);
+  void wake_vcpu(Vcpu& v);
+  void schedule_ple(Vcpu& v);
+  void kvm_vcpu_on_spin(Vcpu& me);
+  bool directed_yield(Vcpu& from, Vcpu& to, std::uint64_t& tried, std::uint64_t& done);
+  void arm_timer(Vcpu& v, std::int64_t at, Timer kind);
+  std::uint32_t& gen_of(VcpuState& s, Timer kind);
+  HostCounters& gc(const Vcpu& v);
+
+  scenario::Scenario sc_;
+  Simulation* sim_ = nullptr;
+  std::unique_ptr<host::HostScheduler> sched_;
+  std::vector<VcpuState> state_;                // by global vCPU index
+  std::vector<Vcpu*> thread_vcpu_;              // by host thread id (nullptr = stress thread)
+  std::vector<int> last_boosted_;               // per guest: kvm->last_boosted_vcpu
+  std::vector<bool> guest_pinned_;              // per guest: dedicated pCPUs
+  HostCounters counters_;
+  std::vector<HostCounters> per_guest_;
+  bool measuring_ = false;
+};
+
+}  // namespace pvlock::sim

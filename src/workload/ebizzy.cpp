@@ -1,0 +1,181 @@
+#include "workload/ebizzy.hpp"
+
+#include <array>
+#include <limits>
+#include <string_view>
+#include <vector>
+
+#include "pvlock/lock/registry.hpp"
+#include "scenario/parse.hpp"
+#include "sim/guest/sim_env.hpp"
+#include "workload/guest_api.hpp"
+
+namespace pvlock::workload {
+namespace {
+
+using Env = sim::SimEnv;
+
+struct EbizzyParams {
+  int tasks_per_vcpu = 2;
+  scenario::Dist user{}, fault{}, lru_hold{}, zone_hold{}, madvise{}, madvise_lru_hold{},
+      flush_handler{};
+  int faults = 128;
+  int lru_batch = 15;
+  int zone_batch = 63;
+  int madvise_lru_locks = 4;
+  int madvise_zone_locks = 2;
+  bool shootdown = true;
+  bool pv_tlb_flush = false;
+};
+
+template <class Spinlock>
+class Ebizzy final : public Workload {
+ public:
+  Ebizzy(const EbizzyParams& p, sim::Guest& g) : p_(p), guest_(g) {
+    const int n = g.vcpu_count() * p.tasks_per_vcpu;
+    records_.assign(static_cast<std::size_t>(n), 0);
+    csd_.reserve(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) csd_.push_back(std::make_unique<Csd>());
+    for (int i = 0; i < n; ++i)
+      g.create_task("ebizzy/" + std::to_string(i), i % g.vcpu_count(), [this, i] { body(i); });
+  }
+  double score() const override {
+    std::uint64_t total = 0;
+    for (auto x : records_) total += x;
+    return static_cast<double>(total) / guest_.sim().measured_seconds();
+  }
+  std::string unit() const override { return "records/s"; }
+  void report(nlohmann::ordered_json& vm) const override {
+    std::uint64_t total = 0;
+    for (auto x : records_) total += x;
+    vm["records"] = total;
+    vm["shootdown_ipis"] = ipis_;
+    vm["shootdown_skipped_preempted"] = skipped_;
+  }
+
+ private:
+  struct alignas(64) LockHolder {
+    Spinlock lock;
+  };
+  // The initiator's call_single_data: targets count it down as they run the handler.
+  struct alignas(64) Csd {
+    sim::SimAtomic<std::uint32_t> remaining{};
+  };
+
+  void locked(LockHolder& l, const scenario::Dist& hold) {
+    // spin_lock_irqsave(&zone->lock) / lruvec lock: IRQs off while waiting and holding.
+    api::irq_disable();
+    api::set_symbol(sim::Sym::lock_ops);
+    l.lock.lock();
+    api::set_symbol(sim::Sym::kernel);
+    api::compute(api::sample(hold));
+    api::set_symbol(sim::Sym::lock_ops);
+    l.lock.unlock();
+    api::set_symbol(sim::Sym::kernel);
+    api::irq_enable();
+  }
+
+  void shootdown(int me) {
+    // flush_tlb_mm_range() -> smp_call_function_many(): IPIs to every other CPU of the mm,
+    // then wait for each to finish the handler, with preemption off.
+    sim::Task& self = Env::self();
+    const int my_cpu = self.vcpu->id;
+    Csd& csd = *csd_[static_cast<std::size_t>(me)];
+    Env::preempt_disable();
+    for (int c = 0; c < guest_.vcpu_count(); ++c) {
+      if (c == my_cpu) continue;
+      // kvm_flush_tlb_multi(): a preempted vCPU gets KVM_VCPU_FLUSH_TLB instead of an IPI.
+      if (p_.pv_tlb_flush && api::vcpu_preempted(c)) {
+        ++skipped_;
+        continue;
+      }
+      // Count the target in before the IPI, so an early handler cannot take us below zero.
+      csd.remaining.hw_store(csd.remaining.raw() + 1);
+      api::send_ipi(c, static_cast<double>(api::sample(p_.flush_handler)), &csd.remaining);
+      ++ipis_;
+    }
+    SpinBudget forever{std::numeric_limits<std::uint64_t>::max()};
+    Env::spin_until(
+        SpinSite::other, [&] { return csd.remaining.load(std::memory_order_acquire) == 0; },
+        forever, 0, [] { return false; });
+    Env::preempt_enable();
+  }
+
+  void body(int me) {
+    for (;;) {
+      api::set_symbol(sim::Sym::workload);
+      api::compute(api::sample(p_.user));  // memcpy + bsearch in user mode
+      api::set_symbol(sim::Sym::kernel);
+      for (int f = 1; f <= p_.faults; ++f) {
+        api::compute(api::sample(p_.fault));
+        if (f % p_.lru_batch == 0) locked(locks_->lru, p_.lru_hold);
+        if (f % p_.zone_batch == 0) locked(locks_->zone, p_.zone_hold);
+      }
+      api::compute(api::sample(p_.madvise));
+      for (int i = 0; i < p_.madvise_lru_locks; ++i) locked(locks_->lru, p_.madvise_lru_hold);
+      for (int i = 0; i < p_.madvise_zone_locks; ++i) locked(locks_->zone, p_.zone_hold);
+      if (p_.shootdown && guest_.vcpu_count() > 1) shootdown(me);
+      if (api::measuring()) ++records_[static_cast<std::size_t>(me)];
+    }
+  }
+
+  struct Locks {
+    LockHolder lru;
+    LockHolder zone;
+  };
+  EbizzyParams p_;
+  sim::Guest& guest_;
+  std::unique_ptr<Locks> locks_ = std::make_unique<Locks>();
+  std::vector<std::unique_ptr<Csd>> csd_;
+  std::vector<std::uint64_t> records_;
+  std::uint64_t ipis_ = 0;
+  std::uint64_t skipped_ = 0;
+};
+
+scenario::Dist dist(double mean, double cv = 0) {
+  scenario::Dist d;
+  d.mean = mean;
+  d.cv = cv;
+  d.kind = cv > 0 ? scenario::Dist::Kind::normal : scenario::Dist::Kind::constant;
+  return d;
+}
+
+}  // namespace
+
+std::unique_ptr<Workload> make_ebizzy(const scenario::WorkloadSpec& spec, sim::Guest& guest) {
+  static constexpr std::array<std::string_view, 15> kKnown = {
+      "type",       "tasks_per_vcpu", "user_ns",          "faults",
+      "fault_ns",   "lru_batch",      "lru_hold_ns",      "zone_batch",
+      "zone_hold_ns", "madvise_ns",   "madvise_lru_locks", "madvise_lru_hold_ns",
+      "madvise_zone_locks", "flush_handler_ns", "shootdown"};
+  EbizzyParams p;
+  // Defaults: workloads.md §1 (estimates); user_ns is the one scale parameter, fitted to
+  // seed 001's 1-VM cell (experiments/README.md).
+  p.tasks_per_vcpu = static_cast<int>(scenario::param_int(spec, "tasks_per_vcpu", 2, 1, 64));
+  p.user = scenario::param_dist(spec, "user_ns", dist(80'000, 0.2));
+  p.faults = static_cast<int>(scenario::param_int(spec, "faults", 128, 0, 100000));
+  p.fault = scenario::param_dist(spec, "fault_ns", dist(1'200, 0.3));
+  p.lru_batch = static_cast<int>(scenario::param_int(spec, "lru_batch", 15, 1, 100000));
+  p.lru_hold = scenario::param_dist(spec, "lru_hold_ns", dist(800));
+  p.zone_batch = static_cast<int>(scenario::param_int(spec, "zone_batch", 63, 1, 100000));
+  p.zone_hold = scenario::param_dist(spec, "zone_hold_ns", dist(4'000));
+  p.madvise = scenario::param_dist(spec, "madvise_ns", dist(15'000));
+  p.madvise_lru_locks = static_cast<int>(scenario::param_int(spec, "madvise_lru_locks", 4, 0, 1000));
+  p.madvise_lru_hold = scenario::param_dist(spec, "madvise_lru_hold_ns", dist(1'200));
+  p.madvise_zone_locks =
+      static_cast<int>(scenario::param_int(spec, "madvise_zone_locks", 2, 0, 1000));
+  p.flush_handler = scenario::param_dist(spec, "flush_handler_ns", dist(1'500));
+  p.shootdown = scenario::param_bool(spec, "shootdown", true);
+  p.pv_tlb_flush = guest.spec().pv_tlb_flush;
+  scenario::reject_unknown_params(spec, kKnown);
+  std::unique_ptr<Workload> out;
+  with_lock<sim::SimEnv>(guest.lock_name, [&]<class L>(const LockInfo& info) {
+    if (info.kind != LockKind::spin)
+      scenario::fail_at(spec.where, "ebizzy's zone and lru locks are spinlocks; guest lock '" +
+                                        guest.lock_name + "' is not one");
+    out = std::make_unique<Ebizzy<L>>(p, guest);
+  });
+  return out;
+}
+
+}  // namespace pvlock::workload
