@@ -1,0 +1,48 @@
+#include "sweep/progress.hpp"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+namespace pvlock::sweep {
+
+namespace {
+
+std::string hms(double s) {
+  const long t = static_cast<long>(s + 0.5);
+  return fmt::format("{}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60);
+}
+
+}  // namespace
+
+bool is_tty(std::FILE* f) { return f != nullptr && isatty(fileno(f)) != 0; }
+
+Progress::Progress(std::FILE* out, std::size_t total, bool tty)
+    : out_(out), total_(total), tty_(tty), start_(std::chrono::steady_clock::now()) {}
+
+void Progress::point_done(const std::string& description) {
+  if (out_ == nullptr) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  ++done_;
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double eta =
+      done_ == 0 ? 0 : elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_);
+  if (tty_) {
+    constexpr int kWidth = 30;
+    const int filled = total_ == 0 ? kWidth : static_cast<int>(kWidth * done_ / total_);
+    fmt::print(out_, "\r[{}{}] {}/{}  elapsed {}  ETA {}   ", std::string(filled, '#'),
+               std::string(kWidth - filled, '.'), done_, total_, hms(elapsed), hms(eta));
+  } else {
+    fmt::print(out_, "sweep: {}/{} done ({}), ETA {}\n", done_, total_, description, hms(eta));
+  }
+  std::fflush(out_);
+}
+
+void Progress::finish() {
+  if (out_ != nullptr && tty_) {
+    fmt::print(out_, "\n");
+    std::fflush(out_);
+  }
+}
+
+}  // namespace pvlock::sweep

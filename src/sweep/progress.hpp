@@ -1,0 +1,32 @@
+// Sweep progress on stderr: a bar with done/total and ETA on a terminal, plain lines
+// otherwise (logs, Slurm). Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdio>
+#include <mutex>
+#include <string>
+
+namespace pvlock::sweep {
+
+class Progress {
+ public:
+  // `out` = nullptr: silent.
+  Progress(std::FILE* out, std::size_t total, bool tty);
+  void point_done(const std::string& description);
+  void finish();
+
+ private:
+  std::FILE* out_;
+  std::size_t total_;
+  std::size_t done_ = 0;
+  bool tty_;
+  std::chrono::steady_clock::time_point start_;
+  std::mutex mu_;
+};
+
+// True if `f` is a terminal.
+bool is_tty(std::FILE* f);
+
+}  // namespace pvlock::sweep

@@ -1,0 +1,166 @@
+#include "sweep/runner.hpp"
+
+#include <fmt/core.h>
+
+#include <atomic>
+#include <charconv>
+#include <exception>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include "scenario/parse.hpp"
+#include "sweep/progress.hpp"
+#include "sweep/results.hpp"
+
+namespace pvlock::sweep {
+
+std::pair<int, int> parse_shard(const std::string& s) {
+  const auto slash = s.find('/');
+  int i = -1, n = -1;
+  auto num = [](std::string_view v, int& out) {
+    const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+    return !v.empty() && ec == std::errc{} && p == v.data() + v.size();
+  };
+  if (slash == std::string::npos || !num(std::string_view(s).substr(0, slash), i) ||
+      !num(std::string_view(s).substr(slash + 1), n))
+    throw SweepError("--shard " + s + ": expected I/N, e.g. 0/4");
+  if (n < 1 || i < 0 || i >= n) throw SweepError("--shard " + s + ": need 0 <= I < N");
+  return {i, n};
+}
+
+namespace {
+
+struct Task {
+  std::size_t combo;
+  std::uint64_t seed;
+};
+
+// Writes finished points in task order, each as soon as all earlier ones are written.
+class OrderedWriter {
+ public:
+  OrderedWriter(std::ofstream& out) : out_(out) {}
+  void put(std::size_t index, std::string line) {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending_.emplace(index, std::move(line));
+    while (!pending_.empty() && pending_.begin()->first == next_) {
+      out_ << pending_.begin()->second << '\n';
+      out_.flush();
+      pending_.erase(pending_.begin());
+      ++next_;
+    }
+  }
+
+ private:
+  std::ofstream& out_;
+  std::mutex mu_;
+  std::map<std::size_t, std::string> pending_;
+  std::size_t next_ = 0;
+};
+
+std::string describe(const Combo& c, std::uint64_t seed) {
+  std::string s;
+  for (const std::string& set : c.sets) s += set + " ";
+  return s + "seed=" + std::to_string(seed);
+}
+
+}  // namespace
+
+SweepStats run_sweep(const SweepOptions& o, const RunFn& run) {
+  if (o.seeds < 1 || o.seeds > 100000)
+    throw SweepError("--seeds: must be between 1 and 100000, got " + std::to_string(o.seeds));
+  if (o.jobs < 1 || o.jobs > 1024)
+    throw SweepError("--jobs: must be between 1 and 1024, got " + std::to_string(o.jobs));
+  if (o.out.empty()) throw SweepError("--out: a results file is required");
+  const std::vector<Combo> combos = enumerate(o.varies);
+
+  // Validate every combination before running anything.
+  std::vector<scenario::Scenario> scenarios;
+  scenarios.reserve(combos.size());
+  for (const Combo& c : combos) {
+    std::vector<std::string> sets = o.sets;
+    sets.insert(sets.end(), c.sets.begin(), c.sets.end());
+    try {
+      scenarios.push_back(scenario::load_scenario_file(o.scenario, sets));
+    } catch (const scenario::ScenarioError& e) {
+      throw SweepError(e.what());
+    }
+  }
+
+  SweepStats st;
+  std::vector<Task> tasks;
+  std::set<std::string> done;
+  for (const ResultLine& l : read_results(o.out, true, true))
+    done.insert(point_key(l.point, l.seed));
+  std::size_t index = 0;
+  for (std::size_t c = 0; c < combos.size(); ++c)
+    for (int s = 0; s < o.seeds; ++s, ++index) {
+      ++st.total;
+      if (static_cast<int>(index % static_cast<std::size_t>(o.shard_count)) != o.shard_index)
+        continue;
+      ++st.in_shard;
+      const std::uint64_t seed = scenarios[c].run.seed + static_cast<std::uint64_t>(s);
+      if (done.count(point_key(combos[c].point, seed)) != 0) {
+        ++st.skipped;
+        continue;
+      }
+      tasks.push_back(Task{c, seed});
+    }
+
+  std::ofstream out(o.out, std::ios::binary | std::ios::app);
+  if (!out) throw SweepError(o.out + ": cannot open for writing");
+  OrderedWriter writer(out);
+  Progress progress(o.progress, tasks.size(), is_tty(o.progress));
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  std::mutex error_mu;
+  std::exception_ptr error;
+  std::string error_point;
+
+  auto worker = [&] {
+    while (!stop.load()) {
+      const std::size_t i = next.fetch_add(1);
+      if (i >= tasks.size()) return;
+      const Task& t = tasks[i];
+      try {
+        scenario::Scenario sc = scenarios[t.combo];
+        sc.run.seed = t.seed;
+        ResultLine l{combos[t.combo].point, t.seed, run(sc)};
+        writer.put(i, format_line(l));
+        progress.point_done(describe(combos[t.combo], t.seed));
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mu);
+        if (!error) {
+          error = std::current_exception();
+          error_point = describe(combos[t.combo], t.seed);
+        }
+        stop.store(true);
+        return;
+      }
+    }
+  };
+  const int n = std::min<int>(o.jobs, static_cast<int>(std::max<std::size_t>(tasks.size(), 1)));
+  std::vector<std::thread> threads;
+  for (int j = 1; j < n; ++j) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
+  progress.finish();
+  if (error) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const scenario::ScenarioError& e) {
+      throw SweepError("point " + error_point + ": " + e.what());
+    } catch (const std::invalid_argument& e) {
+      throw SweepError("point " + error_point + ": " + e.what());
+    } catch (const std::exception& e) {
+      throw std::runtime_error("point " + error_point + ": " + e.what());
+    }
+  }
+  st.ran = tasks.size();
+  return st;
+}
+
+}  // namespace pvlock::sweep
