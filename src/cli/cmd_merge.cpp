@@ -1,0 +1,42 @@
+// `pvlock merge`: combine sweep results files (e.g. the shards of one sweep) into one.
+#include <fmt/core.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "sweep/results.hpp"
+#include "sweep/vary.hpp"
+
+namespace pvlock::cli {
+namespace {
+
+struct MergeArgs {
+  std::vector<std::string> inputs;
+  std::string out;
+};
+
+void register_merge(CLI::App& app, Action& action) {
+  auto args = std::make_shared<MergeArgs>();
+  auto* cmd = app.add_subcommand("merge", "Merge sweep results files (JSON lines)");
+  cmd->add_option("inputs", args->inputs, "Results files")->required();
+  cmd->add_option("--out", args->out, "Merged results file (overwritten)")->required();
+  cmd->callback([args, &action] {
+    action = [args] {
+      try {
+        const std::size_t n = sweep::merge_results(args->inputs, args->out);
+        fmt::print(stderr, "merge: {} points written to {}\n", n, args->out);
+      } catch (const sweep::SweepError& e) {
+        throw UsageError(e.what());
+      }
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace
+
+static const CommandRegistration kRegistration{61, register_merge};
+
+}  // namespace pvlock::cli
