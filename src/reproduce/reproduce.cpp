@@ -20,13 +20,18 @@ double extract_metric(const nlohmann::ordered_json& run, const std::string& metr
   }
   if (metric.rfind("profile:", 0) == 0) {
     const std::string symbol = metric.substr(8);
-    // "profile": {"total_ns": T, "symbols": {name: ns, ...}} summed over the VMs.
-    const auto& prof = run.at("profile");
-    const double total = prof.at("total_ns").get<double>();
-    if (total <= 0) return 0;
-    const auto& syms = prof.at("symbols");
-    const double ns = syms.contains(symbol) ? syms.at(symbol).get<double>() : 0.0;
-    return 100.0 * ns / total;
+    // "profile": {vm: {"total_ns", "symbols": {name: {"ns", "pct"}}}}, summed over the VMs.
+    // Like perf's cycles event in a guest, HLT time (idle, halted in pv_wait) takes no
+    // samples, so the share is of the time the vCPUs executed.
+    double total = 0, ns = 0;
+    for (const auto& [vm, prof] : run.at("profile").items()) {
+      total += prof.at("total_ns").get<double>();
+      const auto& syms = prof.at("symbols");
+      for (const char* unsampled : {"idle", "pv_wait_halted"})
+        if (syms.contains(unsampled)) total -= syms.at(unsampled).at("ns").get<double>();
+      if (syms.contains(symbol)) ns += syms.at(symbol).at("ns").get<double>();
+    }
+    return total > 0 ? 100.0 * ns / total : 0.0;
   }
   throw std::runtime_error("unknown metric '" + metric + "'");
 }

@@ -161,7 +161,10 @@ TEST(Reproduce, ComparesSimulatedRatiosWithBands) {
 
 TEST(Metric, ProfileShareIsPercentOfTotal) {
   nlohmann::ordered_json run;
-  run["profile"] = {{"total_ns", 1000}, {"symbols", {{"osq_lock", 180}}}};
+  run["profile"]["vm0"] = {{"total_ns", 1100},
+                           {"symbols", {{"osq_lock", {{"ns", 180}}}, {"idle", {{"ns", 100}}}}}};
+  run["profile"]["vm1"] = {{"total_ns", 1000}, {"symbols", {{"osq_lock", {{"ns", 180}}}}}};
+  // 360 of the 2000 executed ns (idle takes no samples)
   EXPECT_DOUBLE_EQ(extract_metric(run, "profile:osq_lock"), 18.0);
   EXPECT_DOUBLE_EQ(extract_metric(run, "profile:absent"), 0.0);
   EXPECT_THROW(extract_metric(run, "nonsense"), std::runtime_error);

@@ -1,0 +1,116 @@
+// `pvlock reproduce`: re-run every experiment of the seeds in the simulator and print the
+// published figures beside the simulated ones (see reproduce/experiment.hpp).
+#include <fmt/core.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <thread>
+#include <unistd.h>
+
+#include "cli/commands.hpp"
+#include "reproduce/reproduce.hpp"
+#include "scenario/parse.hpp"
+#include "sim/run.hpp"
+
+#ifndef PVLOCK_SOURCE_DIR
+#define PVLOCK_SOURCE_DIR "."
+#endif
+
+namespace pvlock::cli {
+namespace {
+
+struct ReproduceArgs {
+  bool quick = false;
+  std::string only;
+  int jobs = 0;
+  bool json = false;
+  bool check = false;
+  std::string experiments_dir;
+  std::string plot_dir;
+};
+
+std::string default_experiments_dir() {
+  // Next to the sources of this build, else ./experiments.
+  const std::filesystem::path built = std::filesystem::path(PVLOCK_SOURCE_DIR) / "experiments";
+  if (std::filesystem::is_directory(built)) return built.string();
+  return "experiments";
+}
+
+void register_reproduce(CLI::App& app, Action& action) {
+  auto args = std::make_shared<ReproduceArgs>();
+  auto* cmd = app.add_subcommand(
+      "reproduce", "Re-run every experiment of the seeds; published vs simulated figures");
+  cmd->add_flag("--quick", args->quick, "Scaled-down cells (each experiment's [quick] overrides)");
+  cmd->add_option("--only", args->only, "Run one experiment (e.g. seed001)");
+  cmd->add_option("--jobs", args->jobs, "Cells simulated in parallel (default: cores)");
+  cmd->add_flag("--json", args->json, "Print one JSON object");
+  cmd->add_flag("--check", args->check, "Exit 1 if any effect disagrees with its band");
+  cmd->add_option("--experiments", args->experiments_dir, "Experiments folder");
+  cmd->add_option("--plot", args->plot_dir, "Write published-vs-simulated PNG charts here");
+  cmd->callback([args, &action] {
+    action = [args] {
+      ReproduceArgs a = *args;
+      if (a.jobs < 0 || a.jobs > 256) throw UsageError("--jobs: must be between 1 and 256");
+      if (a.jobs == 0) a.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      if (a.experiments_dir.empty()) a.experiments_dir = default_experiments_dir();
+      std::vector<reproduce::Experiment> exps;
+      try {
+        exps = reproduce::load_experiments(a.experiments_dir);
+      } catch (const reproduce::ExperimentError& e) {
+        throw UsageError(e.what());
+      }
+      if (!a.only.empty()) {
+        bool found = false;
+        std::string ids;
+        for (const auto& e : exps) {
+          found = found || e.id == a.only;
+          ids += (ids.empty() ? "" : ", ") + e.id;
+        }
+        if (!found) throw UsageError("--only: no experiment '" + a.only + "'; experiments: " + ids);
+      }
+      reproduce::Options o;
+      o.quick = a.quick;
+      o.only = a.only;
+      o.jobs = a.jobs;
+      const bool tty = isatty(STDERR_FILENO) != 0;
+      o.progress = [tty](int done, int total) {
+        if (tty) fmt::print(stderr, "\rreproduce: {}/{} cells", done, total);
+        else fmt::print(stderr, "reproduce: {}/{} cells\n", done, total);
+        if (tty && done == total) fmt::print(stderr, "\n");
+      };
+      const reproduce::Runner runner = [](const std::string& path,
+                                          const std::vector<std::string>& overrides) {
+        return sim::run_to_json(scenario::load_scenario_file(path, overrides));
+      };
+      const auto t0 = std::chrono::steady_clock::now();
+      const auto results = reproduce::run_experiments(exps, o, runner);
+      const double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const auto j = reproduce::to_json(results, wall);
+      if (a.json) fmt::print("{}\n", j.dump(2));
+      else fmt::print("{}(wall {:.1f} s)\n", reproduce::to_table(results), wall);
+      if (!a.plot_dir.empty()) {
+        const std::string tmp = a.plot_dir + "/reproduce.json";
+        std::filesystem::create_directories(a.plot_dir);
+        std::FILE* f = std::fopen(tmp.c_str(), "w");
+        if (f == nullptr) throw UsageError("--plot: cannot write " + tmp);
+        fmt::print(f, "{}\n", j.dump(2));
+        std::fclose(f);
+        const std::string script = std::string(PVLOCK_SOURCE_DIR) + "/tools/plot.py";
+        const std::string cmdline = "/usr/bin/python3 '" + script + "' reproduce '" + tmp + "' '" + a.plot_dir + "'";
+        if (std::system(cmdline.c_str()) != 0)
+          fmt::print(stderr, "pvlock: plotting failed (is python3-matplotlib installed?)\n");
+      }
+      if (a.check && !reproduce::all_agree(results)) return kExitFailed;
+      return kExitOk;
+    };
+  });
+}
+
+}  // namespace
+
+static const CommandRegistration kRegistration{40, register_reproduce};
+
+}  // namespace pvlock::cli
