@@ -291,7 +291,20 @@ void Guest::watcher_fired(Task& t) {
   t.watch_fired = true;
   unwatch_all(t);
   Vcpu& v = *t.vcpu;
-  if (v.curr == &t && v.running && !v.halted) sim_.schedule_resume(v, sim_.now());
+  if (v.curr != &t || !v.running || v.halted) return;
+  // The spinner notices the change when the PAUSE in progress completes (or when the work
+  // it still had pending is done): wake it then, and it re-reads at once.
+  Time delay = 0;
+  if (t.spin_per_iter > 0) {
+    const Time spun = v.runtime(sim_.now()) - t.spin_rt0 - t.spin_pre;
+    if (spun < 0) {
+      delay = -spun;
+    } else {
+      const double k = std::ceil(static_cast<double>(spun) / t.spin_per_iter);
+      delay = static_cast<Time>(std::ceil(k * t.spin_per_iter)) - spun;
+    }
+  }
+  sim_.schedule_resume(v, sim_.now() + std::max<Time>(0, delay));
 }
 
 std::uint64_t Guest::spin_sleep(Task& t, Sym site, std::uint64_t n, double per_iter,
@@ -318,7 +331,11 @@ std::uint64_t Guest::spin_sleep(Task& t, Sym site, std::uint64_t n, double per_i
   const auto max_ns = static_cast<Time>(std::ceil(span));
   // The hypervisor watches PAUSE loops (pause-loop exiting).
   sim_.platform().spin_begin(*t.vcpu);
+  t.spin_rt0 = t.vcpu->runtime(sim_.now());
+  t.spin_pre = pre;
+  t.spin_per_iter = per_iter;
   Time spun = wait(t, pre + max_ns, true) - pre;
+  t.spin_per_iter = 0;
   sim_.platform().spin_end(*t.vcpu);
   unwatch_all(t);
   if (spun < 0) {
@@ -330,15 +347,15 @@ std::uint64_t Guest::spin_sleep(Task& t, Sym site, std::uint64_t n, double per_i
   if (!t.watch_fired && spun >= max_ns) {
     done = span < 1e15 ? n : static_cast<std::uint64_t>(static_cast<double>(spun) / per_iter);
   } else {
-    done = static_cast<std::uint64_t>(static_cast<double>(spun) / per_iter);
-    if (done < n) {
-      // The spinner notices the change only after its current PAUSE completes.
-      const double rest = static_cast<double>(done + 1) * per_iter - static_cast<double>(spun);
+    // Woken by a write (at the end of a PAUSE, see watcher_fired) or by an interrupt: the
+    // iteration in progress completes before the condition is read again.
+    // (Wake-ups are rounded up to whole ns: allow that nanosecond.)
+    done = static_cast<std::uint64_t>(std::ceil(static_cast<double>(spun - 1) / per_iter));
+    done = std::min(std::max<std::uint64_t>(done, 1), n);
+    const double rest = static_cast<double>(done) * per_iter - static_cast<double>(spun);
+    if (rest > 0) {
       t.pending_ns += rest;
       accounted += rest;
-      ++done;
-    } else {
-      done = n;
     }
   }
   const double calls = std::min(accounted, static_cast<double>(done) * call_ns_per_iter);

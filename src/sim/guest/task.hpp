@@ -61,6 +61,12 @@ struct Task {
   std::array<std::pair<LockEvent, std::uint64_t>, kMaxRecordedCounts> rec_counts{};
   std::array<WatchNode, kMaxWatchedLines> watch{};
   bool watch_fired = false;
+  // While sleeping in spin_sleep: when the sleep began (vCPU running time, including the
+  // folded-in pending time spin_pre) and the iteration length, so that a wake-up lands on
+  // the end of the PAUSE in progress.
+  Time spin_rt0 = 0;
+  Time spin_pre = 0;
+  double spin_per_iter = 0;
 
   bool preemptible() const { return preempt_count == 0 && !irqs_off; }
 };
