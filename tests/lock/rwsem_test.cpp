@@ -167,8 +167,8 @@ TEST_F(RwSemTest, WriterWaitingBeyondTimeoutGetsHandoff) {
 
   // W2 retries, fails, and having waited > 4 ms sets HANDOFF before sleeping again.
   HookEnv::hooks().hold_after_wake[kW2] = false;
-  ASSERT_TRUE(eventually(
-      [&] { return (r.count_word() & rwsem::kFlagHandoff) != 0 && sleeping(kW2); }));
+  ASSERT_TRUE(
+      eventually([&] { return (r.count_word() & rwsem::kFlagHandoff) != 0 && sleeping(kW2); }));
   EXPECT_EQ(counter(LockEvent::rwsem_wlock_handoff), 1u);
 
   // From now on nobody overtakes W2: W3's release leaves the lock free but reserved.
@@ -239,8 +239,9 @@ TEST_F(RwSemTest, ReaderStealsAFreeLockFromAWokenWriter) {
   EXPECT_EQ(counter(LockEvent::rwsem_rlock_steal), 1u);
 
   HookEnv::hooks().hold_after_wake[kW2] = false;
-  ASSERT_TRUE(eventually([&] { return sleeping(kW2); }));  // lost the race, sleeps again
-  rd.finish();  // the last reader wakes W2
+  // W2 lost the race and sleeps again; the reader, last out, wakes it.
+  ASSERT_TRUE(eventually([&] { return sleeping(kW2); }));
+  rd.finish();
   ASSERT_TRUE(eventually([&] { return w2.acquired.load(); }));
   w2.finish();
   EXPECT_EQ(r.count_word(), 0u);

@@ -150,14 +150,17 @@ struct NativeEnv {
     b.attach(id);
     return true;
   }
+  // Gives the calling thread's CPU id back (a later cpu() call takes a new one).
+  static void unbind_cpu() { binding().detach(); }
   static int possible_cpus() { return native::kMaxCpus; }
   // Highest CPU id handed out so far, plus one.
   static int online_cpus() { return native::CpuIds::instance().high_water(); }
 
   template <class T>
   static T& per_cpu(int cpu) {
-    static std::unique_ptr<native::Padded<T>[]> storage(
-        new native::Padded<T>[native::kMaxCpus]);
+    // Never freed, like the kernel's per-CPU areas: a detached thread may still touch its
+    // slots (Binding's TLS destructor) while the process runs its static destructors.
+    static native::Padded<T>* const storage = new native::Padded<T>[native::kMaxCpus];
     return storage[cpu].value;
   }
   template <class T>

@@ -80,9 +80,7 @@ class Mutex {
     assert((w & kFlags) == 0 && "task pointers must leave the flag bits free");
     return w;
   }
-  static Task* owner_task(std::uintptr_t owner) {
-    return reinterpret_cast<Task*>(owner & ~kFlags);
-  }
+  static Task* owner_task(std::uintptr_t owner) { return reinterpret_cast<Task*>(owner & ~kFlags); }
 
   // __mutex_trylock_fast(): the uncontended 0 -> current cmpxchg.
   bool trylock_fast() {

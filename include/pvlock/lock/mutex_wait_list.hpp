@@ -31,17 +31,23 @@ class WaitList {
   void push_back(W* w) {
     w->next = nullptr;
     w->prev = last_;
-    if (last_ != nullptr) last_->next = w;
-    else first_.store(to_word(w), std::memory_order_relaxed);
+    if (last_ != nullptr)
+      last_->next = w;
+    else
+      first_.store(to_word(w), std::memory_order_relaxed);
     last_ = w;
   }
 
   // list_del().
   void remove(W* w) {
-    if (w->prev != nullptr) w->prev->next = w->next;
-    else first_.store(to_word(w->next), std::memory_order_relaxed);
-    if (w->next != nullptr) w->next->prev = w->prev;
-    else last_ = w->prev;
+    if (w->prev != nullptr)
+      w->prev->next = w->next;
+    else
+      first_.store(to_word(w->next), std::memory_order_relaxed);
+    if (w->next != nullptr)
+      w->next->prev = w->prev;
+    else
+      last_ = w->prev;
     w->next = w->prev = nullptr;
   }
 

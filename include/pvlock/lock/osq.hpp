@@ -70,13 +70,14 @@ class Osq {
     SpinBudget forever{std::numeric_limits<std::uint64_t>::max()};
     const SpinResult r = Env::spin_until(
         SpinSite::osq_lock, [&] { return node->locked.load(std::memory_order_acquire) != 0; },
-        forever, 1, [&] {
+        forever, 1,
+        [&] {
           if (Env::need_resched()) return true;
           if (!break_on_preempted) return false;
           // The PREDECESSOR's vCPU (node_cpu(node->prev)), not the lock owner's: a preempted
           // waiter ahead of us will not pass the lock on any time soon.
-          prev_preempted = Env::vcpu_is_preempted(node_cpu(from_word(
-              node->prev.load(std::memory_order_relaxed))));
+          prev_preempted = Env::vcpu_is_preempted(
+              node_cpu(from_word(node->prev.load(std::memory_order_relaxed))));
           return prev_preempted;
         });
     if (r == SpinResult::ready) {
@@ -164,8 +165,8 @@ class Osq {
   // nullptr if we were last and moved the tail back to prev (or to empty).
   Node* wait_next(Node* node, Node* prev) {
     const std::uint32_t curr = encode_cpu(Env::cpu());
-    const std::uint32_t old = prev != nullptr ? prev->cpu.load(std::memory_order_relaxed)
-                                              : kUnlocked;
+    const std::uint32_t old =
+        prev != nullptr ? prev->cpu.load(std::memory_order_relaxed) : kUnlocked;
     SpinBudget forever{std::numeric_limits<std::uint64_t>::max()};
     for (;;) {
       std::uint32_t expected = curr;

@@ -151,8 +151,8 @@ class RwSem {
     std::uintptr_t owner = owner_.load(std::memory_order_relaxed);
     do {
       if ((owner & rwsem::kReaderOwned) == 0 || (owner & rwsem::kNonspinnable) != 0) return;
-    } while (!owner_.compare_exchange(owner, owner | rwsem::kNonspinnable,
-                                      std::memory_order_relaxed));
+    } while (
+        !owner_.compare_exchange(owner, owner | rwsem::kNonspinnable, std::memory_order_relaxed));
   }
   void clear_nonspinnable() {
     if ((owner_.load(std::memory_order_relaxed) & rwsem::kNonspinnable) != 0)
@@ -445,9 +445,8 @@ class RwSem {
   // rwsem_try_write_lock_unqueued(): steal while no lock bit and no HANDOFF is set.
   bool try_write_lock_unqueued() {
     std::uintptr_t count = count_.load(std::memory_order_relaxed);
-    while ((count & (rwsem::kLockMask | rwsem::kFlagHandoff)) == 0) {
-      if (count_.compare_exchange(count, count | rwsem::kWriterLocked,
-                                  std::memory_order_acquire)) {
+    while (rwsem::free_for_writer(count)) {
+      if (count_.compare_exchange(count, count | rwsem::kWriterLocked, std::memory_order_acquire)) {
         set_owner();
         Env::count(LockEvent::rwsem_opt_lock);
         return true;
@@ -535,9 +534,7 @@ class RwSem {
     const SpinResult r = Env::spin_until(
         SpinSite::rwsem_spin_on_owner,
         [&] {
-          if ((count_.load(std::memory_order_relaxed) &
-               (rwsem::kLockMask | rwsem::kFlagHandoff)) == 0)
-            return true;
+          if (rwsem::free_for_writer(count_.load(std::memory_order_relaxed))) return true;
           if ((owner_.load(std::memory_order_relaxed) & rwsem::kOwnerFlagsMask) !=
               rwsem::kReaderOwned)
             return true;
@@ -557,9 +554,7 @@ class RwSem {
         SpinSite::rwsem_spin_on_owner,
         [&] {
           if (owner_.load(std::memory_order_relaxed) != 0) return true;
-          if ((count_.load(std::memory_order_relaxed) &
-               (rwsem::kLockMask | rwsem::kFlagHandoff)) == 0)
-            return true;
+          if (rwsem::free_for_writer(count_.load(std::memory_order_relaxed))) return true;
           return resched = Env::need_resched();
         },
         forever, 0, [] { return false; });

@@ -17,7 +17,8 @@ namespace pvlock::rwsem {
 inline constexpr std::uintptr_t kWriterLocked = 1u << 0;  // RWSEM_WRITER_LOCKED
 inline constexpr std::uintptr_t kFlagWaiters = 1u << 1;   // RWSEM_FLAG_WAITERS
 inline constexpr std::uintptr_t kFlagHandoff = 1u << 2;   // RWSEM_FLAG_HANDOFF
-inline constexpr std::uintptr_t kFlagReadFail = std::uintptr_t{1} << (sizeof(std::uintptr_t) * 8 - 1);
+inline constexpr std::uintptr_t kFlagReadFail = std::uintptr_t{1}
+                                                << (sizeof(std::uintptr_t) * 8 - 1);
 inline constexpr int kReaderShift = 8;
 inline constexpr std::uintptr_t kReaderBias = std::uintptr_t{1} << kReaderShift;
 inline constexpr std::uintptr_t kReaderMask = ~(kReaderBias - 1);  // includes READ_FAIL
@@ -26,7 +27,7 @@ inline constexpr std::uintptr_t kLockMask = kWriterMask | kReaderMask;
 inline constexpr std::uintptr_t kReadFailedMask =
     kWriterMask | kFlagWaiters | kFlagHandoff | kFlagReadFail;
 
-inline constexpr std::uintptr_t kReaderOwned = 1u << 0;  // RWSEM_READER_OWNED
+inline constexpr std::uintptr_t kReaderOwned = 1u << 0;   // RWSEM_READER_OWNED
 inline constexpr std::uintptr_t kNonspinnable = 1u << 1;  // RWSEM_NONSPINNABLE
 inline constexpr std::uintptr_t kOwnerFlagsMask = kReaderOwned | kNonspinnable;
 
@@ -45,6 +46,12 @@ constexpr std::int64_t reader_spin_limit_ns(std::uint64_t readers) {
 // The clock is read once every 16 spins (the `!(++loop & 0xf)` test), to keep sched_clock()
 // out of the latency between the lock going free and the spinner's trylock.
 inline constexpr std::uint32_t kReaderSpinClockPeriod = 16;
+
+// No lock bit and no HANDOFF: a writer outside the queue may take it (the test of
+// rwsem_try_write_lock_unqueued()).
+constexpr bool free_for_writer(std::uintptr_t count) {
+  return (count & (kLockMask | kFlagHandoff)) == 0;
+}
 
 // enum owner_state of rwsem_spin_on_owner(): bit values so that SPINNABLE is a mask.
 enum class OwnerState : std::uint8_t {
