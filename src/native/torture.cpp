@@ -121,6 +121,9 @@ TortureResult run_typed(const LockInfo& info, const TortureOptions& o) {
       if (!NativeEnv::bind_cpu(id)) (void)NativeEnv::cpu();
       if (id < writers) writer_loop(*arena, id, o, long_one_in);
       else reader_loop(*arena, id, o);
+      // Leave the CPU id before saying we are done, so nothing of ours runs after the
+      // main thread may have returned (thread-local destructors would otherwise race it).
+      NativeEnv::unbind_cpu();
       std::lock_guard g(arena->done_mu);
       if (--arena->running == 0) arena->done_cv.notify_all();
     }).detach();

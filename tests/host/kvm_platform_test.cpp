@@ -1,0 +1,125 @@
+// The KVM platform end to end, through small scenarios: over-commit makes vCPUs lose their
+// pCPU (steal time, lock-waiter preemption), PV locks halt and kick, halt polling, the kick
+// boost and pause-loop exits do what their knobs say, and runs are deterministic.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "scenario/parse.hpp"
+#include "sim/run.hpp"
+
+namespace pvlock::sim {
+namespace {
+
+// 2 VMs x 8 vCPUs on 8 pCPUs (2x over-commit), lockloop on one guest spinlock.
+const char* kOvercommit = R"(
+[run]
+duration_ms = 30
+warmup_ms = 5
+seed = 7
+[machine]
+sockets = 1
+cores_per_socket = 8
+threads_per_core = 1
+[host]
+scheduler = "cfs"
+[[vm]]
+name = "vm"
+count = 2
+vcpus = 8
+[vm.guest]
+lock = "pvqspinlock"
+[vm.workload]
+type = "lockloop"
+compute_ns = { dist = "exp", mean = 2000 }
+hold_ns = 1000
+)";
+
+nlohmann::ordered_json run(const std::vector<std::string>& overrides) {
+  return run_to_json(scenario::parse_scenario(kOvercommit, "kvm_test.toml", overrides));
+}
+
+std::uint64_t counter(const nlohmann::ordered_json& j, const char* name) {
+  return j.at("counters").at(name).get<std::uint64_t>();
+}
+
+TEST(KvmPlatform, DeterministicWithSeveralVms) {
+  auto a = run({});
+  auto b = run({});
+  a.erase("perf");
+  b.erase("perf");
+  EXPECT_EQ(a.dump(), b.dump());
+  auto c = run({"run.seed=8"});
+  c.erase("perf");
+  EXPECT_NE(a.dump(), c.dump());
+}
+
+TEST(KvmPlatform, OvercommitStealsTimeAndPreemptsWaiters) {
+  const auto j = run({"vm[0].guest.lock=qspinlock"});
+  const auto& h = j.at("host");
+  // Two runnable vCPUs per pCPU: each waits about half of the time.
+  EXPECT_GT(h.at("steal_pct").get<double>(), 30.0);
+  EXPECT_LT(h.at("steal_pct").get<double>(), 70.0);
+  EXPECT_GT(h.at("preemptions").get<std::uint64_t>(), 0u);
+  EXPECT_GT(h.at("lock_waiter_preemptions").get<std::uint64_t>(), 0u);
+}
+
+TEST(KvmPlatform, NoOvercommitNoSteal) {
+  const auto j = run({"vm[0].count=1"});
+  EXPECT_EQ(j.at("host").at("preemptions").get<std::uint64_t>(), 0u);
+  EXPECT_DOUBLE_EQ(j.at("host").at("steal_pct").get<double>(), 0.0);
+}
+
+TEST(KvmPlatform, PvLockHaltsAndKicks) {
+  // 16 vCPUs per VM and a short SPIN_THRESHOLD, so that queued waiters halt in this short run.
+  const auto j = run({"vm[0].vcpus=16", "vm[0].guest.spin_threshold=64"});
+  EXPECT_GT(counter(j, "pv_wait_node"), 0u);
+  EXPECT_GT(counter(j, "pv_kick_unlock"), 0u);
+  const auto& h = j.at("host");
+  EXPECT_GT(h.at("exits").at("hlt").get<std::uint64_t>(), 0u);
+  EXPECT_GT(h.at("exits").at("kick").get<std::uint64_t>(), 0u);
+  // Over-committed pCPUs have other work: HLT blocks instead of polling.
+  EXPECT_GT(h.at("halt_blocks").get<std::uint64_t>(), 0u);
+}
+
+TEST(KvmPlatform, HaltPollingOnlyWhenEnabledAndAlone) {
+  // One VM on its own pCPUs: halting vCPUs poll and the kick catches them polling.
+  const auto polled = run({"vm[0].count=1", "vm[0].guest.spin_threshold=64"});
+  EXPECT_GT(polled.at("host").at("halt_polls_ok").get<std::uint64_t>(), 0u);
+  const auto off = run({"vm[0].count=1", "vm[0].guest.spin_threshold=64", "host.kvm.halt_poll_ns=0"});
+  EXPECT_EQ(off.at("host").at("halt_polls_ok").get<std::uint64_t>(), 0u);
+  EXPECT_GT(off.at("host").at("halt_blocks").get<std::uint64_t>(), 0u);
+}
+
+TEST(KvmPlatform, KickBoostYieldsOnlyWhenEnabled) {
+  const auto on = run({"host.kvm.kick_boost=true", "host.kvm.irq_boost=true", "vm[0].vcpus=16",
+                        "vm[0].guest.spin_threshold=64"});
+  EXPECT_GT(on.at("host").at("kick_yields").at("tried").get<std::uint64_t>(), 0u);
+  EXPECT_GT(on.at("host").at("kick_yields").at("done").get<std::uint64_t>(), 0u);
+  const auto off = run({"host.kvm.kick_boost=false", "vm[0].vcpus=16", "vm[0].guest.spin_threshold=64"});
+  EXPECT_EQ(off.at("host").at("kick_yields").at("tried").get<std::uint64_t>(), 0u);
+}
+
+TEST(KvmPlatform, PauseLoopExitsOnlyWithPle) {
+  const auto on = run({"vm[0].guest.lock=qspinlock"});
+  EXPECT_GT(on.at("host").at("exits").at("ple").get<std::uint64_t>(), 0u);
+  const auto off = run({"vm[0].guest.lock=qspinlock", "host.kvm.ple=false"});
+  EXPECT_EQ(off.at("host").at("exits").at("ple").get<std::uint64_t>(), 0u);
+}
+
+TEST(KvmPlatform, WaitEarlyOnPreemptedPredecessorNeedsTheRule) {
+  // Seed 000: with the 2017 rule a waiter also stops spinning when its predecessor's vCPU
+  // is preempted (the steal-time byte), so more waiters halt early.
+  const auto upstream = run({"vm[0].guest.wait_early=prev_halted"});
+  const auto old = run({"vm[0].guest.wait_early=prev_halted_or_preempted"});
+  EXPECT_GT(counter(old, "vcpu_is_preempted_calls"), counter(upstream, "vcpu_is_preempted_calls"));
+}
+
+TEST(KvmPlatform, PinnedVcpusNeverMigrate) {
+  const auto j = run({"vm[0].count=1", "vm[0].placement=\"pinned\""});
+  EXPECT_EQ(j.at("host").at("preemptions").get<std::uint64_t>(), 0u);
+}
+
+}  // namespace
+}  // namespace pvlock::sim
