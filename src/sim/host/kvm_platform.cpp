@@ -209,29 +209,32 @@ void KvmPlatform::end_halt(Vcpu& v, std::int64_t now, bool valid_wakeup) {
 // After the guest was told of an event: if it left HLT, bring the vCPU back to run.
 static bool unhalted(const Vcpu& v) { return !v.halted; }
 
-double KvmPlatform::kick(Vcpu& from, Vcpu& to) {
+void KvmPlatform::leave_halt_if_woken(Vcpu& to) {
+  if (!unhalted(to)) return;  // e.g. an interrupt with IRQs off: still halted
+  VcpuState& t = st(to);
   const std::int64_t now = sim_->now();
+  if (t.halt == HaltState::polling) {
+    // The poll loop sees the event: no host schedule, only the re-entry.
+    end_halt(to, now, true);
+    ++counters_.halt_polls_ok;
+    sim_->vcpu_stop(to);
+    t.pending_wake = true;
+    t.exit_return = true;  // it never left its pCPU: no schedule-in
+    arm_timer(to, now + round_ns(sc_.costs.host_wake_polling_ns), kWake);
+  } else if (t.halt == HaltState::blocked) {
+    end_halt(to, now, true);
+    wake_vcpu(to);
+  }
+}
+
+double KvmPlatform::kick(Vcpu& from, Vcpu& to) {
   ++counters_.exits_kick;
   ++counters_.kicks;
   ++gc(from).exits_kick;
   ++gc(from).kicks;
   // kvm_pv_kick_cpu_op(): pv_unhalted + KVM_REQ_EVENT + kvm_vcpu_kick().
   to.guest->kick_arrived(to);
-  VcpuState& t = st(to);
-  if (unhalted(to)) {
-    if (t.halt == HaltState::polling) {
-      // The poll loop sees the event: no host schedule, only the re-entry.
-      end_halt(to, now, true);
-      ++counters_.halt_polls_ok;
-      sim_->vcpu_stop(to);
-      t.pending_wake = true;
-      t.exit_return = true;  // it never left its pCPU: no schedule-in
-      arm_timer(to, now + round_ns(sc_.costs.host_wake_polling_ns), kWake);
-    } else if (t.halt == HaltState::blocked) {
-      end_halt(to, now, true);
-      wake_vcpu(to);
-    }
-  }
+  leave_halt_if_woken(to);
   // Seed 001 (266e85a5ec9): kvm_sched_yield() to the kicked queue head if it is ready to
   // run and our pCPU has something else to run (the 2021 under-commit bail-out).
   if (sc_.host->kvm.kick_boost && &to != &from && st(to).ready &&
@@ -242,26 +245,13 @@ double KvmPlatform::kick(Vcpu& from, Vcpu& to) {
 }
 
 double KvmPlatform::send_ipi(Vcpu& from, Vcpu& to, double handler_ns) {
-  const std::int64_t now = sim_->now();
   ++counters_.exits_ipi;
   ++gc(from).exits_ipi;
   to.guest->deliver_irq(to, handler_ns);
   VcpuState& t = st(to);
   // d73eb57b80b: a vCPU receiving an interrupt is a good directed-yield target.
   if (sc_.host->kvm.irq_boost && !sched_->running(t.thread)) t.ready = true;
-  if (unhalted(to)) {
-    if (t.halt == HaltState::polling) {
-      end_halt(to, now, true);
-      ++counters_.halt_polls_ok;
-      sim_->vcpu_stop(to);
-      t.pending_wake = true;
-      t.exit_return = true;  // it never left its pCPU: no schedule-in
-      arm_timer(to, now + round_ns(sc_.costs.host_wake_polling_ns), kWake);
-    } else if (t.halt == HaltState::blocked) {
-      end_halt(to, now, true);
-      wake_vcpu(to);
-    }
-  }
+  leave_halt_if_woken(to);
   return sc_.costs.ipi_send_ns;
 }
 

@@ -94,6 +94,7 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   VcpuState& st(const Vcpu& v);
   void end_halt(Vcpu& v, std::int64_t now, bool valid_wakeup);
   void wake_vcpu(Vcpu& v);
+  void leave_halt_if_woken(Vcpu& to);
   void schedule_ple(Vcpu& v);
   void kvm_vcpu_on_spin(Vcpu& me);
   bool directed_yield(Vcpu& from, Vcpu& to, std::uint64_t& tried, std::uint64_t& done);
