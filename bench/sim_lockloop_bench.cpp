@@ -55,10 +55,22 @@ void BM_Lockloop(benchmark::State& state, const std::string& lock) {
 }
 
 BENCHMARK_CAPTURE(BM_Lockloop, mcs, std::string("mcs"))
-    ->Arg(8)->Arg(64)->Arg(240)->Unit(benchmark::kMillisecond)->Iterations(1);
+    ->Arg(8)
+    ->Arg(64)
+    ->Arg(240)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 BENCHMARK_CAPTURE(BM_Lockloop, tas, std::string("tas"))
-    ->Arg(8)->Arg(64)->Arg(240)->Unit(benchmark::kMillisecond)->Iterations(1);
+    ->Arg(8)
+    ->Arg(64)
+    ->Arg(240)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 BENCHMARK_CAPTURE(BM_Lockloop, qspinlock, std::string("qspinlock"))
-    ->Arg(8)->Arg(64)->Arg(240)->Unit(benchmark::kMillisecond)->Iterations(1);
+    ->Arg(8)
+    ->Arg(64)
+    ->Arg(240)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace

@@ -38,11 +38,12 @@ void print_text(const nlohmann::ordered_json& j) {
       fmt::print("  {:>6.2f}%  {}\n", row["pct"].get<double>(), sym);
   }
   const auto& perf = j["perf"];
-  fmt::print("\nperf: {:.3f} s wall, {:.3f} s CPU, {} events ({:.2f} M per CPU-second), {} inline "
-             "steps\n",
-             perf["wall_s"].get<double>(), perf["cpu_s"].get<double>(),
-             perf["events"].get<std::uint64_t>(), perf["events_per_cpu_s"].get<double>() / 1e6,
-             perf["inline_steps"].get<std::uint64_t>());
+  fmt::print(
+      "\nperf: {:.3f} s wall, {:.3f} s CPU, {} events ({:.2f} M per CPU-second), {} inline "
+      "steps\n",
+      perf["wall_s"].get<double>(), perf["cpu_s"].get<double>(),
+      perf["events"].get<std::uint64_t>(), perf["events_per_cpu_s"].get<double>() / 1e6,
+      perf["inline_steps"].get<std::uint64_t>());
 }
 
 void register_run(CLI::App& app, Action& action) {
@@ -67,8 +68,10 @@ void register_run(CLI::App& app, Action& action) {
       } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
       }
-      if (args->json) fmt::print("{}\n", j.dump(2));
-      else print_text(j);
+      if (args->json)
+        fmt::print("{}\n", j.dump(2));
+      else
+        print_text(j);
       return kExitOk;
     };
   });

@@ -3,8 +3,8 @@
 // is configured anyway) and reschedule IPIs are plain IPIs, delivered at once.
 #pragma once
 
-#include "sim/platform.hpp"
 #include "scenario/scenario.hpp"
+#include "sim/platform.hpp"
 
 namespace pvlock::sim {
 

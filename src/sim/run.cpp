@@ -101,8 +101,8 @@ nlohmann::ordered_json profile_json(const Guest& g) {
 
 nlohmann::ordered_json host_json(const HostCounters& c, const Simulation& sim, int vcpus) {
   nlohmann::ordered_json h;
-  h["exits"] = {{"hlt", c.exits_hlt}, {"kick", c.exits_kick}, {"ipi", c.exits_ipi},
-                {"ple", c.exits_ple}};
+  h["exits"] = {
+      {"hlt", c.exits_hlt}, {"kick", c.exits_kick}, {"ipi", c.exits_ipi}, {"ple", c.exits_ple}};
   h["halt_polls_ok"] = c.halt_polls_ok;
   h["halt_blocks"] = c.halt_blocks;
   h["kicks"] = c.kicks;
@@ -114,9 +114,8 @@ nlohmann::ordered_json host_json(const HostCounters& c, const Simulation& sim, i
   h["steal_ns"] = c.steal_ns;
   const double window = static_cast<double>(sim.end_time() - sim.measure_start());
   // Mean over the vCPUs: the share of the window a vCPU spent runnable but not running.
-  h["steal_pct"] = window > 0 && vcpus > 0
-                       ? 100.0 * static_cast<double>(c.steal_ns) / (window * vcpus)
-                       : 0.0;
+  h["steal_pct"] =
+      window > 0 && vcpus > 0 ? 100.0 * static_cast<double>(c.steal_ns) / (window * vcpus) : 0.0;
   return h;
 }
 
@@ -153,8 +152,7 @@ nlohmann::ordered_json run_to_json(const scenario::Scenario& sc) {
     if (const auto* kvm = dynamic_cast<const KvmPlatform*>(&sim.platform())) {
       j["host"] = host_json(kvm->counters(), sim, sim.vcpu_count());
       for (std::size_t k = 0; k < vms.size(); ++k)
-        j["vms"][k]["host"] =
-            host_json(kvm->guest_counters()[k], sim, vms[k].guest->vcpu_count());
+        j["vms"][k]["host"] = host_json(kvm->guest_counters()[k], sim, vms[k].guest->vcpu_count());
     }
     events = sim.events();
     steps = sim.inline_steps();

@@ -48,8 +48,10 @@ void Simulation::schedule_resume(Vcpu& v, Time at) {
   v.resume_at = at;
   const auto idx = static_cast<std::uint32_t>(v.index);
   // A resume after the end never happens.
-  if (at > end_) resumes_.erase(idx);
-  else resumes_.set(idx, at, queue_.take_seq());
+  if (at > end_)
+    resumes_.erase(idx);
+  else
+    resumes_.set(idx, at, queue_.take_seq());
 }
 
 void Simulation::cancel_resume(Vcpu& v) {
@@ -86,10 +88,10 @@ void Simulation::run() {
   stop_ = false;
   while (!stop_ && !(queue_.empty() && resumes_.empty())) {
     // The earlier of the two queues by (time, sequence): one total order.
-    const bool resume = !resumes_.empty() &&
-                        (queue_.empty() || resumes_.top_time() < queue_.next_time() ||
-                         (resumes_.top_time() == queue_.next_time() &&
-                          resumes_.top_seq() < queue_.top_seq()));
+    const bool resume =
+        !resumes_.empty() &&
+        (queue_.empty() || resumes_.top_time() < queue_.next_time() ||
+         (resumes_.top_time() == queue_.next_time() && resumes_.top_seq() < queue_.top_seq()));
     if (resume) {
       now_ = resumes_.top_time();
       Vcpu& v = vcpu(static_cast<int>(resumes_.pop()));

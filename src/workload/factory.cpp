@@ -14,8 +14,9 @@ namespace pvlock::workload {
 namespace {
 
 // A workload that is lockloop with other defaults: keys the scenario sets win.
-scenario::WorkloadSpec preset(const scenario::WorkloadSpec& spec,
-                              std::initializer_list<std::pair<const char*, scenario::ParamValue>> d) {
+scenario::WorkloadSpec preset(
+    const scenario::WorkloadSpec& spec,
+    std::initializer_list<std::pair<const char*, scenario::ParamValue>> d) {
   scenario::WorkloadSpec out = spec;
   for (const auto& [key, value] : d)
     if (out.params.find(key) == out.params.end()) {

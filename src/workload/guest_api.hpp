@@ -41,8 +41,11 @@ inline std::int64_t sample(const scenario::Dist& d) {
   sim::Rng& r = self().rng;
   double x = d.mean;
   switch (d.kind) {
-    case scenario::Dist::Kind::constant: break;
-    case scenario::Dist::Kind::uniform: x = d.min + (d.max - d.min) * r.uniform(); break;
+    case scenario::Dist::Kind::constant:
+      break;
+    case scenario::Dist::Kind::uniform:
+      x = d.min + (d.max - d.min) * r.uniform();
+      break;
     case scenario::Dist::Kind::normal: {
       // Box-Muller: one normal deviate from two uniforms.
       const double u1 = std::max(r.uniform(), 1e-300);

@@ -97,9 +97,8 @@ std::unique_ptr<Workload> make_lockloop(const scenario::WorkloadSpec& spec, sim:
   const std::string lock = scenario::param_string(spec, "lock", guest.lock_name, {});
   scenario::reject_unknown_params(spec, kKnown);
   std::unique_ptr<Workload> out;
-  const bool found = with_lock<sim::SimEnv>(lock, [&]<class L>(const LockInfo&) {
-    out = std::make_unique<LockLoop<L>>(p, guest);
-  });
+  const bool found = with_lock<sim::SimEnv>(
+      lock, [&]<class L>(const LockInfo&) { out = std::make_unique<LockLoop<L>>(p, guest); });
   if (!found) {
     std::string names;
     for (const LockInfo& i : lock_infos<sim::SimEnv>()) {

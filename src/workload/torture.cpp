@@ -118,8 +118,8 @@ class Torture final : public Workload, public TortureReport {
   }
   void outside_work() {
     const auto pauses = static_cast<std::int64_t>(api::self().rng.below(32));
-    api::compute(static_cast<std::int64_t>(static_cast<double>(pauses) *
-                                           guest_.sim().costs().pause_ns));
+    api::compute(
+        static_cast<std::int64_t>(static_cast<double>(pauses) * guest_.sim().costs().pause_ns));
   }
   void write_loop(int id) {
     TaskStats& st = stats_[static_cast<std::size_t>(id)];
@@ -146,7 +146,7 @@ class Torture final : public Workload, public TortureReport {
     }
   }
   void read_loop(int id) {
-    if constexpr (requires(L& l) {
+    if constexpr (requires(L & l) {
                     l.lock_shared();
                     l.unlock_shared();
                   }) {

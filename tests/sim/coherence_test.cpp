@@ -1,7 +1,7 @@
 // The cache-line cost model: hits, transfers by distance, invalidation, watchers.
-#include <gtest/gtest.h>
-
 #include "sim/machine/coherence.hpp"
+
+#include <gtest/gtest.h>
 
 namespace pvlock::sim {
 namespace {

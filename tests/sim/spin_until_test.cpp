@@ -53,13 +53,12 @@ TEST(SpinUntil, PeriodicCheckEndsTheSpinEarly) {
   g.create_task("spinner", 0, [&] {
     SpinBudget b{100000};
     r = SimEnv::spin_until(
-        SpinSite::other, [&] { return flag.v.load() != 0; }, b, 256,
-        [&] { return ++checks == 3; });
+        SpinSite::other, [&] { return flag.v.load() != 0; }, b, 256, [&] { return ++checks == 3; });
     left = b.iters;
   });
   sim.run();
   EXPECT_EQ(r, SpinResult::early);
-  EXPECT_EQ(checks, 3);                // at iterations 0, 256 and 512
+  EXPECT_EQ(checks, 3);  // at iterations 0, 256 and 512
   EXPECT_EQ(left, 100000u - 512u);
 }
 

@@ -33,8 +33,7 @@ class EventQueue {
  public:
   explicit EventQueue(std::size_t reserve = 4096) { heap_.reserve(reserve); }
 
-  void push(Time t, EventKind kind, std::uint32_t target, std::uint32_t gen,
-            std::uint8_t arg = 0) {
+  void push(Time t, EventKind kind, std::uint32_t target, std::uint32_t gen, std::uint8_t arg = 0) {
     heap_.push_back(Event{t, seq_++, target, gen, kind, arg});
     sift_up(heap_.size() - 1);
   }

@@ -24,14 +24,14 @@ class Fiber {
   // Prepares the fiber; `body` runs on the first resume(). When it returns the fiber is done.
   void start(std::function<void()> body) {
     body_ = std::move(body);
-    ctx_ = boost::context::fiber(std::allocator_arg,
-                                 boost::context::fixedsize_stack(kFiberStackBytes),
-                                 [this](boost::context::fiber&& caller) {
-                                   caller_ = std::move(caller);
-                                   body_();
-                                   done_ = true;
-                                   return std::move(caller_);
-                                 });
+    ctx_ =
+        boost::context::fiber(std::allocator_arg, boost::context::fixedsize_stack(kFiberStackBytes),
+                              [this](boost::context::fiber&& caller) {
+                                caller_ = std::move(caller);
+                                body_();
+                                done_ = true;
+                                return std::move(caller_);
+                              });
   }
   // From the scheduler: run the fiber until it yields or finishes.
   void resume() { ctx_ = std::move(ctx_).resume(); }

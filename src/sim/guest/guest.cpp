@@ -95,8 +95,10 @@ void Guest::add_interval(Sym s, Time since) {
 void Guest::finish_stats() {
   for (auto& vp : vcpus_) {
     Vcpu& v = *vp;
-    if (v.curr == nullptr && v.halted) add_interval(Sym::idle, v.idle_since);
-    else if (v.halted && v.halt_for_pv) add_interval(Sym::halted, v.halt_since);
+    if (v.curr == nullptr && v.halted)
+      add_interval(Sym::idle, v.idle_since);
+    else if (v.halted && v.halt_for_pv)
+      add_interval(Sym::halted, v.halt_since);
   }
 }
 
@@ -106,8 +108,10 @@ void Guest::enqueue(Vcpu& v, Task& t) {
   if (t.on_rq) return;
   t.on_rq = true;
   t.rq_next = nullptr;
-  if (v.rq_tail != nullptr) v.rq_tail->rq_next = &t;
-  else v.rq_head = &t;
+  if (v.rq_tail != nullptr)
+    v.rq_tail->rq_next = &t;
+  else
+    v.rq_head = &t;
   v.rq_tail = &t;
   ++v.rq_len;
 }
@@ -370,9 +374,7 @@ std::uint64_t Guest::spin_sleep(Task& t, Sym site, std::uint64_t n, double per_i
 
 // ---- Scheduler ----------------------------------------------------------------------------------
 
-void Guest::set_need_resched(Vcpu& v) {
-  v.ti.flags.hw_store(v.ti.flags.raw() | kTifNeedResched);
-}
+void Guest::set_need_resched(Vcpu& v) { v.ti.flags.hw_store(v.ti.flags.raw() | kTifNeedResched); }
 
 void Guest::schedule(Task& t) {
   Vcpu& v = *t.vcpu;
@@ -426,8 +428,7 @@ void Guest::wake(Task& waker, Task& target) {
   enqueue(tv, target);
   if (&tv == waker.vcpu) return;
   if (tv.curr != nullptr) set_need_resched(tv);
-  charge(waker, sim_.platform().send_ipi(*waker.vcpu, tv, sim_.costs().ipi_handle_ns),
-         Sym::wakeup);
+  charge(waker, sim_.platform().send_ipi(*waker.vcpu, tv, sim_.costs().ipi_handle_ns), Sym::wakeup);
 }
 
 bool Guest::need_resched(Task& t) { return (t.vcpu->ti.flags.load() & kTifNeedResched) != 0; }

@@ -32,15 +32,15 @@ class Simulation;
 
 class Guest {
  public:
-  Guest(Simulation& sim, int index, std::string name, const scenario::GuestSpec& spec,
-        int vcpus, int first_global_vcpu);
+  Guest(Simulation& sim, int index, std::string name, const scenario::GuestSpec& spec, int vcpus,
+        int first_global_vcpu);
   ~Guest();
   Guest(const Guest&) = delete;
   Guest& operator=(const Guest&) = delete;
 
   // ---- Set-up ---------------------------------------------------------------------------
   Task& create_task(std::string name, int vcpu, std::function<void()> program);
-  void start();  // every vCPU picks its first task; ticks begin
+  void start();           // every vCPU picks its first task; ticks begin
   std::string lock_name;  // the resolved spinlock ("auto" replaced), set by the runner
 
   // ---- Accessors ------------------------------------------------------------------------
@@ -100,8 +100,8 @@ class Guest {
   void send_ipi(Task& t, int cpu, double handler_ns, SimAtomic<std::uint32_t>* ack);
 
   // ---- Platform / event-loop side -------------------------------------------------------------
-  void dispatch(Vcpu& v);    // a resume event: continue the current task or the idle loop
-  void tick(Vcpu& v);        // scheduler tick
+  void dispatch(Vcpu& v);  // a resume event: continue the current task or the idle loop
+  void tick(Vcpu& v);      // scheduler tick
   void deliver_irq(Vcpu& v, double handler_ns);
   void kick_arrived(Vcpu& v);
   void after_task_exit(Vcpu& v);

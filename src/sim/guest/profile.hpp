@@ -35,16 +35,26 @@ inline std::string_view sym_name(Sym s) {
   const int i = static_cast<int>(s);
   if (i < kSpinSiteCount) return spin_site_symbol(static_cast<SpinSite>(i));
   switch (s) {
-    case Sym::workload: return "workload";
-    case Sym::kernel: return "kernel";
-    case Sym::lock_ops: return "lock_ops";
-    case Sym::halted: return "pv_wait_halted";
-    case Sym::idle: return "idle";
-    case Sym::vcpu_is_preempted: return "vcpu_is_preempted";
-    case Sym::irq: return "irq";
-    case Sym::schedule: return "schedule";
-    case Sym::wakeup: return "try_to_wake_up";
-    default: return "?";
+    case Sym::workload:
+      return "workload";
+    case Sym::kernel:
+      return "kernel";
+    case Sym::lock_ops:
+      return "lock_ops";
+    case Sym::halted:
+      return "pv_wait_halted";
+    case Sym::idle:
+      return "idle";
+    case Sym::vcpu_is_preempted:
+      return "vcpu_is_preempted";
+    case Sym::irq:
+      return "irq";
+    case Sym::schedule:
+      return "schedule";
+    case Sym::wakeup:
+      return "try_to_wake_up";
+    default:
+      return "?";
   }
 }
 

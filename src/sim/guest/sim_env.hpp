@@ -51,8 +51,8 @@ struct SimEnv {
   }
 
   template <class Cond, class Check>
-  static SpinResult spin_until(SpinSite site, Cond&& cond, SpinBudget& budget,
-                               std::uint32_t period, Check&& check) {
+  static SpinResult spin_until(SpinSite site, Cond&& cond, SpinBudget& budget, std::uint32_t period,
+                               Check&& check) {
     if (!in_task()) return plain_spin(cond, budget, period, check);
     Task& t = self();
     Guest& g = guest();
@@ -130,7 +130,8 @@ struct SimEnv {
   static void block() { guest().block(self()); }
   static void wake(task* t) { guest().wake(self(), *t); }
 
-  // ---- Time and counters -------------------------------------------------------------------------
+  // ---- Time and counters
+  // -------------------------------------------------------------------------
   static std::int64_t now_ns() {
     if (!in_task()) return tl_ctx.sim != nullptr ? tl_ctx.sim->now() : 0;
     Task& t = self();
@@ -145,8 +146,7 @@ struct SimEnv {
 
  private:
   template <class Cond, class Check>
-  static SpinResult plain_spin(Cond& cond, SpinBudget& budget, std::uint32_t period,
-                               Check& check) {
+  static SpinResult plain_spin(Cond& cond, SpinBudget& budget, std::uint32_t period, Check& check) {
     for (std::uint64_t i = 0; budget.iters > 0; ++i, --budget.iters) {
       if (cond()) return SpinResult::ready;
       if (period != 0 && i % period == 0 && check()) return SpinResult::early;

@@ -28,9 +28,9 @@ struct Vcpu {
   ThreadInfo ti;
   StealTime steal;
 
-  int id = 0;         // vCPU number inside its guest
-  int index = 0;      // global index (event target)
-  int pcpu = 0;       // physical CPU it runs on now (the cache model's CPU)
+  int id = 0;     // vCPU number inside its guest
+  int index = 0;  // global index (event target)
+  int pcpu = 0;   // physical CPU it runs on now (the cache model's CPU)
   Guest* guest = nullptr;
 
   // Running-time clock: advances only while the vCPU is on a physical CPU.
@@ -39,8 +39,8 @@ struct Vcpu {
   Time run_since = 0;
   Time runtime(Time now) const { return run_accum + (running ? now - run_since : 0); }
 
-  std::uint32_t gen = 0;  // bumps on every (re)schedule of its resume event
-  Time resume_at = kNever;  // pending resume (wall time) while running
+  std::uint32_t gen = 0;         // bumps on every (re)schedule of its resume event
+  Time resume_at = kNever;       // pending resume (wall time) while running
   Time wait_target_rt = kNever;  // running-time target of the current wait
 
   Task* curr = nullptr;  // nullptr = idle loop

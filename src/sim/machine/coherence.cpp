@@ -21,10 +21,14 @@ Coherence::Coherence(const Topology& topo, const scenario::Costs& c)
 
 double Coherence::transfer(int from, int to) const {
   switch (topo_.distance(from, to)) {
-    case Distance::self: return l1_hit_;
-    case Distance::smt: return xfer_smt_;
-    case Distance::socket: return xfer_socket_;
-    case Distance::remote: return xfer_remote_;
+    case Distance::self:
+      return l1_hit_;
+    case Distance::smt:
+      return xfer_smt_;
+    case Distance::socket:
+      return xfer_socket_;
+    case Distance::remote:
+      return xfer_remote_;
   }
   return xfer_remote_;
 }
