@@ -12,6 +12,7 @@
 #include "pvlock/lock/knobs.hpp"
 #include "pvlock/lock/registry.hpp"
 #include "report/counters_json.hpp"
+#include "report/torture_json.hpp"
 #include "workload/torture.hpp"
 
 namespace pvlock::cli {
@@ -42,14 +43,7 @@ nlohmann::ordered_json to_json(const native::TortureResult& r, const std::string
   j["threads"] = r.threads;
   j["readers"] = r.readers;
   j["duration_s"] = r.duration_s;
-  j["acquisitions"] = r.acquisitions;
-  j["read_acquisitions"] = r.read_acquisitions;
-  j["violations"] = r.violations;
-  j["per_thread"] = {{"min", r.min_per_thread}, {"max", r.max_per_thread}};
-  j["starvation"] = r.starvation;
-  j["max_wait_ns"] = r.max_wait_ns;
-  j["stuck"] = r.stuck;
-  j["verdict"] = r.success() ? "SUCCESS" : "FAILURE";
+  report::torture_outcome_json(j, r);
   j["counters"] = report::counters_json(r.counters);
   return j;
 }

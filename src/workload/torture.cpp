@@ -8,6 +8,7 @@
 
 #include "pvlock/lock/registry.hpp"
 #include "report/counters_json.hpp"
+#include "report/torture_json.hpp"
 #include "scenario/parse.hpp"
 #include "sim/guest/sim_env.hpp"
 #include "sim/run.hpp"
@@ -100,15 +101,7 @@ class Torture final : public Workload, public TortureReport {
   }
   std::string unit() const override { return "acquisitions/s"; }
   void report(nlohmann::ordered_json& vm) const override {
-    const native::TortureResult r = result();
-    vm["acquisitions"] = r.acquisitions;
-    vm["read_acquisitions"] = r.read_acquisitions;
-    vm["violations"] = r.violations;
-    vm["per_thread"] = {{"min", r.min_per_thread}, {"max", r.max_per_thread}};
-    vm["starvation"] = r.starvation;
-    vm["max_wait_ns"] = r.max_wait_ns;
-    vm["stuck"] = r.stuck;
-    vm["verdict"] = r.success() ? "SUCCESS" : "FAILURE";
+    report::torture_outcome_json(vm, result());
   }
 
  private:
