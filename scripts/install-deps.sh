@@ -12,6 +12,7 @@ packages=(
   clang libclang-rt-14-dev   # libFuzzer target for the scenario parser
   python3 python3-matplotlib # tools/plot.py
   parallel                   # sharded sweep test
+  ccache                     # faster rebuilds of the several build trees (optional)
 )
 
 missing=()
