@@ -67,13 +67,13 @@ struct WorkloadSpec {
 };
 
 struct GuestSpec {
-  std::string lock_name = "auto";  // as written: auto|qspinlock|pvqspinlock|tas|ticket|mcs|...
-  LockPolicies policies{};         // knob keys of [guest], same names as `--set` knobs
-  double vcpu_is_preempted_ns = 2;  // cost of one call (seed 004: ~8 plain, ~30 thunk)
-  bool pv_tlb_flush = false;        // KVM PV TLB flush: skip preempted shootdown targets
-  bool nopvspin = false;            // guest boot parameter: native qspinlock even with PV
-  bool realtime_hint = false;       // KVM_HINTS_REALTIME (dedicated pCPUs)
-  std::int64_t tick_ns = 4'000'000; // guest HZ=250
+  std::string lock_name = "auto";    // as written: auto|qspinlock|pvqspinlock|tas|ticket|mcs|...
+  LockPolicies policies{};           // knob keys of [guest], same names as `--set` knobs
+  double vcpu_is_preempted_ns = 2;   // cost of one call (seed 004: ~8 plain, ~30 thunk)
+  bool pv_tlb_flush = false;         // KVM PV TLB flush: skip preempted shootdown targets
+  bool nopvspin = false;             // guest boot parameter: native qspinlock even with PV
+  bool realtime_hint = false;        // KVM_HINTS_REALTIME (dedicated pCPUs)
+  std::int64_t tick_ns = 4'000'000;  // guest HZ=250
   std::int64_t sched_slice_ns = 3'000'000;  // guest CFS slice between tasks of one vCPU
 };
 
@@ -97,24 +97,24 @@ struct MachineSpec {
 // Costs in ns. Defaults: ../shared/research/costs.md, profile `skylake-2s`; the comment on
 // each says M (measured), V (vendor/kernel constant), E (estimate).
 struct Costs {
-  double pause_ns = 50;             // PAUSE, 140 cycles at 2.8 GHz [V/M]
-  double l1_hit_ns = 1.6;           // [M]
-  double xfer_smt_ns = 7.5;         // line transfer between SMT siblings [M]
-  double xfer_socket_ns = 47;       // same socket [M]
-  double xfer_remote_ns = 134;      // cross socket [M]
-  double atomic_local_ns = 7;       // uncontended lock xadd/cmpxchg on an owned line [M]
-  double vmexit_ns = 620;           // handled exit round trip (vmcall/cpuid class) [M]
-  double hypercall_ns = 620;        // vmcall [M]
-  double kick_send_ns = 300;        // kvm_vcpu_kick on top of the hypercall [E]
-  double hlt_exit_ns = 700;         // HLT exit before poll/block [E]
-  double ipi_send_ns = 700;         // x2APIC ICR write exit on the sender [E]
-  double ipi_handle_ns = 1000;      // guest IPI handler on the target (with injection) [M->]
-  double posted_intr_ns = 300;      // delivery to a running vCPU [E]
-  double host_wake_idle_ns = 6000;  // kick -> vCPU running, pCPU idle [E]
+  double pause_ns = 50;               // PAUSE, 140 cycles at 2.8 GHz [V/M]
+  double l1_hit_ns = 1.6;             // [M]
+  double xfer_smt_ns = 7.5;           // line transfer between SMT siblings [M]
+  double xfer_socket_ns = 47;         // same socket [M]
+  double xfer_remote_ns = 134;        // cross socket [M]
+  double atomic_local_ns = 7;         // uncontended lock xadd/cmpxchg on an owned line [M]
+  double vmexit_ns = 620;             // handled exit round trip (vmcall/cpuid class) [M]
+  double hypercall_ns = 620;          // vmcall [M]
+  double kick_send_ns = 300;          // kvm_vcpu_kick on top of the hypercall [E]
+  double hlt_exit_ns = 700;           // HLT exit before poll/block [E]
+  double ipi_send_ns = 700;           // x2APIC ICR write exit on the sender [E]
+  double ipi_handle_ns = 1000;        // guest IPI handler on the target (with injection) [M->]
+  double posted_intr_ns = 300;        // delivery to a running vCPU [E]
+  double host_wake_idle_ns = 6000;    // kick -> vCPU running, pCPU idle [E]
   double host_wake_polling_ns = 800;  // vCPU still halt-polling [E]
-  double vcpu_switch_ns = 3000;     // host switch between two vCPU threads [E]
+  double vcpu_switch_ns = 3000;       // host switch between two vCPU threads [E]
   double guest_ctx_switch_ns = 1400;  // guest task switch incl. syscall [M->]
-  double guest_wake_ns = 1500;      // try_to_wake_up on the waker (runqueue lock, enqueue) [E]
+  double guest_wake_ns = 1500;        // try_to_wake_up on the waker (runqueue lock, enqueue) [E]
 };
 
 struct HostSpec {
@@ -127,11 +127,18 @@ struct HostSpec {
   std::int64_t tick_ns = 1'000'000;  // host HZ=1000
   std::int64_t balance_interval_ns = 4'000'000;
   int stress_threads = 0;  // extra CPU-bound host threads (stress --cpu N)
+  // Host housekeeping per pCPU (timer softirqs, RCU, kworkers, QEMU I/O threads): a pinned
+  // host thread that wakes at exponentially distributed intervals and runs a short burst.
+  // Estimate (costs.md has no measurement): every ~5 ms for ~20 us. Besides the short
+  // preemptions it causes, it is what keeps the pCPUs' CFS slice boundaries out of phase on
+  // a real host; 0 disables it.
+  std::int64_t housekeeping_interval_ns = 5'000'000;
+  std::int64_t housekeeping_ns = 20'000;
   struct Kvm {
-    bool pv_unhalt = true;      // KVM_FEATURE_PV_UNHALT offered
-    bool steal_time = true;     // KVM_FEATURE_STEAL_TIME (vcpu_is_preempted works)
-    bool kick_boost = false;    // seed 001: yield_to the kicked vCPU
-    bool irq_boost = false;     // d73eb57b80b: vCPUs with pending interrupts count as ready
+    bool pv_unhalt = true;    // KVM_FEATURE_PV_UNHALT offered
+    bool steal_time = true;   // KVM_FEATURE_STEAL_TIME (vcpu_is_preempted works)
+    bool kick_boost = false;  // seed 001: yield_to the kicked vCPU
+    bool irq_boost = false;   // d73eb57b80b: vCPUs with pending interrupts count as ready
     bool ple = true;
     std::int64_t ple_window_cycles = 4096;
     std::int64_t ple_window_grow = 2;
@@ -140,7 +147,7 @@ struct HostSpec {
     std::int64_t halt_poll_ns = 200'000;  // max; 0 disables halt polling
     std::int64_t halt_poll_grow = 2;
     std::int64_t halt_poll_grow_start_ns = 10'000;
-    std::int64_t halt_poll_shrink = 0;  // 0 = reset to 0
+    std::int64_t halt_poll_shrink = 0;    // 0 = reset to 0
     bool preempted_on_every_put = false;  // hosts before 54aa83c90198 (2022)
   } kvm;
 };

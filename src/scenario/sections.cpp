@@ -85,6 +85,8 @@ void read_host(Section& s, HostSpec& h) {
   s.read("tick_ns", h.tick_ns, kMinTickNs, kMaxIntervalNs);
   s.read("balance_interval_ns", h.balance_interval_ns, kMinTickNs, kMaxIntervalNs);
   s.read("stress_threads", h.stress_threads, 0, 4096);
+  s.read("housekeeping_interval_ns", h.housekeeping_interval_ns, 0, kMaxIntervalNs);
+  s.read("housekeeping_ns", h.housekeeping_ns, 0, kMaxIntervalNs);
   if (const toml::table* t = s.subtable("kvm")) {
     Section k(s.reader(), *t, s.path_of("kvm"), "[host.kvm]");
     HostSpec::Kvm& v = h.kvm;

@@ -97,6 +97,13 @@ void Simulation::run() {
       Vcpu& v = vcpu(static_cast<int>(resumes_.pop()));
       ++events_;
       v.resume_at = kNever;
+      // Guest code runs only on a vCPU the host has on a pCPU; vcpu_start() re-arms the
+      // resume of one that was stopped (e.g. the guests' first resumes, before the host
+      // scheduler placed them).
+      if (!v.running) {
+        ++stale_events_;
+        continue;
+      }
       v.guest->dispatch(v);
       continue;
     }

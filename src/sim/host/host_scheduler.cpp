@@ -27,6 +27,16 @@ ThreadId HostScheduler::add_thread(int home_pcpu, bool pinned) {
   return id;
 }
 
+ThreadId HostScheduler::add_sleeping_thread(int home_pcpu, bool pinned) {
+  Thread th;
+  th.pcpu = home_pcpu;
+  th.pinned = pinned;
+  th.state = State::blocked;
+  th.vruntime = rq(home_pcpu).min_vruntime;
+  threads_.push_back(th);
+  return static_cast<ThreadId>(threads_.size() - 1);
+}
+
 void HostScheduler::start(std::int64_t now, std::uint64_t phase_seed) {
   // Every run queue may later hold every thread: reserve once, never allocate again.
   for (RunQueue& q : rqs_) q.queued.reserve(threads_.size());

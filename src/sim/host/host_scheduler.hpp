@@ -2,13 +2,13 @@
 // other host load), one run queue per pCPU.
 //
 // Default: CFS as the seeds' hosts ran it (kernel/sched/fair.c, v4.19-v5.4, >= 8 CPUs):
-// vruntime fairness (all host threads at nice 0, so vruntime advances at wall rate), sched_slice = period x weight share with period = 24 ms (or
-// nr x 3 ms beyond 8 runnable), tick preemption (check_preempt_tick), wakeup preemption with
-// a 4 ms granularity (wakeup_preempt_entity), sleeper placement at min_vruntime - 12 ms
-// (GENTLE_FAIR_SLEEPERS), next/skip buddies for yield_to (yield_to_task_fair), wake
-// placement on an idle pCPU of the same socket first (select_idle_sibling), idle pulling and
-// periodic balancing. EEVDF (v6.6+) is an option: eligibility by average vruntime, earliest
-// virtual deadline first, a 3 ms base slice.
+// vruntime fairness (all host threads at nice 0, so vruntime advances at wall rate), sched_slice =
+// period x weight share with period = 24 ms (or nr x 3 ms beyond 8 runnable), tick preemption
+// (check_preempt_tick), wakeup preemption with a 4 ms granularity (wakeup_preempt_entity), sleeper
+// placement at min_vruntime - 12 ms (GENTLE_FAIR_SLEEPERS), next/skip buddies for yield_to
+// (yield_to_task_fair), wake placement on an idle pCPU of the same socket first
+// (select_idle_sibling), idle pulling and periodic balancing. EEVDF (v6.6+) is an option:
+// eligibility by average vruntime, earliest virtual deadline first, a 3 ms base slice.
 //
 // The scheduler decides; it does not keep time. The simulator calls it at event times with
 // `now`, and it reports every context switch to a Listener, which charges switch costs and
@@ -46,6 +46,8 @@ class HostScheduler {
   // Adds a host thread, runnable, placed on `home_pcpu`. If `pinned`, it only ever runs
   // there (seed 002's core-bonded vCPUs); otherwise it floats.
   ThreadId add_thread(int home_pcpu, bool pinned);
+  // Adds a host thread that starts blocked (it joins a run queue at its first wake()).
+  ThreadId add_sleeping_thread(int home_pcpu, bool pinned);
   // Picks a thread for every pCPU; call once after adding threads. With a seed, each pCPU's
   // first slice is shortened by a random part of a slice: a host that has been running for a
   // while has its pCPUs' slice boundaries out of phase (identical, aligned slices would
@@ -75,6 +77,11 @@ class HostScheduler {
   // kvm_sched_yield).
   bool single_task_running(int pcpu) const { return nr_running(pcpu) <= 1; }
   std::int64_t sum_exec_ns(ThreadId t) const { return threads_[idx(t)].sum_exec; }
+  // CPU time used up to `now`, including the current run not yet accounted.
+  std::int64_t exec_ns(ThreadId t, std::int64_t now) const {
+    const Thread& th = threads_[idx(t)];
+    return th.sum_exec + (th.state == State::running ? now - th.exec_start : 0);
+  }
   int pcpus() const { return topo_.pcpus; }
   std::uint64_t switches() const { return switches_; }
   std::uint64_t migrations() const { return migrations_; }
@@ -83,10 +90,10 @@ class HostScheduler {
   enum class State : std::uint8_t { running, queued, blocked };
   struct Thread {
     std::int64_t vruntime = 0;
-    std::int64_t deadline = 0;         // EEVDF virtual deadline
-    std::int64_t sum_exec = 0;         // total CPU time
-    std::int64_t exec_start = 0;       // when it last started running
-    std::int64_t prev_sum_exec = 0;    // sum_exec when it was last picked
+    std::int64_t deadline = 0;       // EEVDF virtual deadline
+    std::int64_t sum_exec = 0;       // total CPU time
+    std::int64_t exec_start = 0;     // when it last started running
+    std::int64_t prev_sum_exec = 0;  // sum_exec when it was last picked
     int pcpu = 0;
     bool pinned = false;
     State state = State::queued;

@@ -34,7 +34,8 @@ void KvmPlatform::attach(Simulation& sim) {
   host::HostScheduler::Topology topo;
   topo.pcpus = sim.topology().cpus();
   for (int p = 0; p < topo.pcpus; ++p) topo.socket_of.push_back(sim.topology().socket_of(p));
-  sched_ = std::make_unique<host::HostScheduler>(hs, topo, static_cast<host::HostScheduler::Listener&>(*this));
+  sched_ = std::make_unique<host::HostScheduler>(
+      hs, topo, static_cast<host::HostScheduler::Listener&>(*this));
   state_.assign(static_cast<std::size_t>(sim.vcpu_count()), VcpuState{});
   per_guest_.assign(sim.guests().size(), HostCounters{});
   last_boosted_.assign(sim.guests().size(), 0);
@@ -68,7 +69,17 @@ void KvmPlatform::attach(Simulation& sim) {
     const host::ThreadId t = sched_->add_thread(next_float++ % topo.pcpus, false);
     thread_vcpu_.resize(static_cast<std::size_t>(t) + 1, nullptr);
   }
+  if (hs.housekeeping_interval_ns > 0 && hs.housekeeping_ns > 0) {
+    hk_rng_.reseed(derive_seed(sim.seed(), 0x4b57, 0));
+    for (int p = 0; p < topo.pcpus; ++p) {
+      const host::ThreadId t = sched_->add_sleeping_thread(p, true);
+      thread_vcpu_.resize(static_cast<std::size_t>(t) + 1, nullptr);
+      hk_thread_.push_back(t);
+    }
+    hk_exec_start_.assign(hk_thread_.size(), 0);
+  }
   sched_->start(sim.now(), derive_seed(sim.seed(), 0x4057, 0));
+  for (int p = 0; p < static_cast<int>(hk_thread_.size()); ++p) arm_housekeeping_wake(p);
   sim.queue().push(sim.now() + hs.tick_ns, EventKind::host, 0, 0, kTick);
   sim.queue().push(sim.now() + hs.balance_interval_ns, EventKind::host, 0, 0, kBalance);
 }
@@ -91,10 +102,46 @@ void KvmPlatform::arm_timer(Vcpu& v, std::int64_t at, Timer kind) {
   sim_->queue().push(at, EventKind::host, static_cast<std::uint32_t>(v.index), gen, kind);
 }
 
+// ---- Host housekeeping ----------------------------------------------------------------------
+
+void KvmPlatform::arm_housekeeping_wake(int pcpu) {
+  // Poisson arrivals: exponential gaps with the configured mean.
+  const double mean = static_cast<double>(sc_.host->housekeeping_interval_ns);
+  const double gap = -mean * std::log(1.0 - hk_rng_.uniform());
+  sim_->queue().push(sim_->now() + std::max<Time>(1, round_ns(gap)), EventKind::host,
+                     static_cast<std::uint32_t>(pcpu), 0, kHkWake);
+}
+
+void KvmPlatform::housekeeping_event(int pcpu, Timer kind) {
+  const std::int64_t now = sim_->now();
+  const auto i = static_cast<std::size_t>(pcpu);
+  const host::ThreadId t = hk_thread_[i];
+  const std::int64_t burst = sc_.host->housekeeping_ns;
+  if (kind == kHkWake) {
+    // The kworker wakes with its sleeper credit and normally preempts the vCPU at once
+    // (check_preempt_wakeup); afterwards CFS picks the leftmost vruntime, which is often
+    // the other vCPU waiting on this pCPU: the slice boundary moves.
+    hk_exec_start_[i] = sched_->exec_ns(t, now);
+    sched_->wake(t, now);
+    sim_->queue().push(now + burst, EventKind::host, static_cast<std::uint32_t>(pcpu), 0, kHkEnd);
+    return;
+  }
+  // kHkEnd: block once it has had its burst of CPU time; if it has not run enough yet
+  // (it waited behind a vCPU), look again when it could have.
+  const std::int64_t ran = sched_->exec_ns(t, now) - hk_exec_start_[i];
+  if (ran >= burst && sched_->running(t)) {
+    sched_->block(t, now);
+    arm_housekeeping_wake(pcpu);
+    return;
+  }
+  sim_->queue().push(now + std::max<std::int64_t>(1, burst - ran), EventKind::host,
+                     static_cast<std::uint32_t>(pcpu), 0, kHkEnd);
+}
+
 // ---- Host scheduler decisions -------------------------------------------------------------
 
-void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next,
-                            bool prev_runnable, std::int64_t now) {
+void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, bool prev_runnable,
+                            std::int64_t now) {
   if (Vcpu* v = vcpu_of(prev)) {
     VcpuState& s = st(*v);
     sim_->vcpu_stop(*v);
@@ -189,7 +236,9 @@ void KvmPlatform::end_halt(Vcpu& v, std::int64_t now, bool valid_wakeup) {
   const std::int64_t block_ns = now - s.halt_start;
   // Adaptive halt polling (kvm_vcpu_halt): shrink after a long or invalid halt, grow after a
   // short one that polling would have caught with a longer window.
-  auto shrink = [&] { s.poll_ns = kvm.halt_poll_shrink == 0 ? 0 : s.poll_ns / kvm.halt_poll_shrink; };
+  auto shrink = [&] {
+    s.poll_ns = kvm.halt_poll_shrink == 0 ? 0 : s.poll_ns / kvm.halt_poll_shrink;
+  };
   if (kvm.halt_poll_ns > 0) {
     if (!valid_wakeup) {
       shrink();
@@ -328,6 +377,10 @@ void KvmPlatform::on_event(const Event& e) {
   if (e.arg == kBalance) {
     sched_->balance(now);
     sim_->queue().push(now + hs.balance_interval_ns, EventKind::host, 0, 0, kBalance);
+    return;
+  }
+  if (e.arg == kHkWake || e.arg == kHkEnd) {
+    housekeeping_event(static_cast<int>(e.target), static_cast<Timer>(e.arg));
     return;
   }
   Vcpu& v = sim_->vcpu(static_cast<int>(e.target));

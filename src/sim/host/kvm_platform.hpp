@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "scenario/scenario.hpp"
+#include "sim/engine/rng.hpp"
 #include "sim/host/host_scheduler.hpp"
 #include "sim/platform.hpp"
 
@@ -34,17 +35,17 @@ struct HostCounters {
   std::uint64_t exits_kick = 0;
   std::uint64_t exits_ipi = 0;
   std::uint64_t exits_ple = 0;
-  std::uint64_t halt_polls_ok = 0;    // woken while polling
-  std::uint64_t halt_blocks = 0;      // gave up the pCPU
+  std::uint64_t halt_polls_ok = 0;  // woken while polling
+  std::uint64_t halt_blocks = 0;    // gave up the pCPU
   std::uint64_t kicks = 0;
   std::uint64_t kick_yields_tried = 0;
   std::uint64_t kick_yields = 0;
   std::uint64_t ple_yields_tried = 0;
   std::uint64_t ple_yields = 0;
-  std::uint64_t preemptions = 0;      // involuntary deschedules of a vCPU
+  std::uint64_t preemptions = 0;              // involuntary deschedules of a vCPU
   std::uint64_t lock_holder_preemptions = 0;  // ... while it held a spinlock
   std::uint64_t lock_waiter_preemptions = 0;  // ... while it waited for one
-  std::int64_t steal_ns = 0;          // runnable but not running (measured window)
+  std::int64_t steal_ns = 0;                  // runnable but not running (measured window)
   std::int64_t run_ns = 0;
 };
 
@@ -70,7 +71,7 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
 
  private:
   enum class HaltState : std::uint8_t { none, polling, blocked };
-  enum Timer : std::uint8_t { kTick = 1, kBalance, kPollEnd, kPle, kWake };
+  enum Timer : std::uint8_t { kTick = 1, kBalance, kPollEnd, kPle, kWake, kHkWake, kHkEnd };
   struct VcpuState {
     host::ThreadId thread = host::kIdle;
     HaltState halt = HaltState::none;
@@ -78,13 +79,13 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
     std::int64_t poll_ns = 0;  // vcpu->halt_poll_ns
     // One generation per timer kind: arming a timer makes the older one of its kind stale.
     std::uint32_t wake_gen = 0, poll_gen = 0, ple_gen = 0;
-    bool exit_return = false;  // the pending start ends a PLE exit, not a schedule-in
-    bool ready = false;        // vcpu->ready: a good directed-yield target
+    bool exit_return = false;   // the pending start ends a PLE exit, not a schedule-in
+    bool ready = false;         // vcpu->ready: a good directed-yield target
     bool pending_wake = false;  // woken, waiting for its pCPU switch latency
     bool spinning = false;
     bool in_spin_loop = false;  // had a PLE exit in this spin (candidate, alternately)
     bool dy_eligible = false;
-    std::int64_t ple_window = 0;  // cycles
+    std::int64_t ple_window = 0;       // cycles
     std::int64_t runnable_since = -1;  // for steal accounting
   };
 
@@ -101,17 +102,23 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   void arm_timer(Vcpu& v, std::int64_t at, Timer kind);
   std::uint32_t& gen_of(VcpuState& s, Timer kind);
   HostCounters& gc(const Vcpu& v);
+  // Host housekeeping (HostSpec::housekeeping_*): one pinned thread per pCPU.
+  void housekeeping_event(int pcpu, Timer kind);
+  void arm_housekeeping_wake(int pcpu);
 
   scenario::Scenario sc_;
   Simulation* sim_ = nullptr;
   std::unique_ptr<host::HostScheduler> sched_;
-  std::vector<VcpuState> state_;                // by global vCPU index
-  std::vector<Vcpu*> thread_vcpu_;              // by host thread id (nullptr = stress thread)
-  std::vector<int> last_boosted_;               // per guest: kvm->last_boosted_vcpu
-  std::vector<bool> guest_pinned_;              // per guest: dedicated pCPUs
+  std::vector<VcpuState> state_;    // by global vCPU index
+  std::vector<Vcpu*> thread_vcpu_;  // by host thread id (nullptr = stress thread)
+  std::vector<int> last_boosted_;   // per guest: kvm->last_boosted_vcpu
+  std::vector<bool> guest_pinned_;  // per guest: dedicated pCPUs
   HostCounters counters_;
   std::vector<HostCounters> per_guest_;
   bool measuring_ = false;
+  std::vector<host::ThreadId> hk_thread_;    // per pCPU (empty = no housekeeping)
+  std::vector<std::int64_t> hk_exec_start_;  // its sum_exec when it last woke
+  Rng hk_rng_;
 };
 
 }  // namespace pvlock::sim
