@@ -147,6 +147,28 @@ TEST_P(MutexPreemptedOwner, SpinnerStopsWhenOwnerVcpuIsPreempted) {
 
 INSTANTIATE_TEST_SUITE_P(CheckPeriod, MutexPreemptedOwner, ::testing::Values(1, 256));
 
+TEST_F(MutexTest, PeriodZeroNeverConsultsVcpuIsPreempted) {
+  // Kernels before v4.9 (seed 003's "before" and "after" alike): the spinner keeps spinning
+  // on an owner whose vCPU is preempted, until the owner releases the lock.
+  HookEnv::policies().owner_spin.preempt_check_period = 0;
+  constexpr int kA = 251, kB = 252;
+  M m;
+  Holder a, b;
+  a.start(m, kA);
+  ASSERT_TRUE(eventually([&] { return a.acquired.load(); }));
+  HookEnv::hooks().preempted[kA] = true;
+  b.start(m, kB);
+  ASSERT_TRUE(eventually([&] { return m.osq_busy(); }));
+  EXPECT_EQ(counter(LockEvent::mutex_opt_spin), 1u);
+  EXPECT_FALSE(sleeping(kB));
+  a.finish();
+  ASSERT_TRUE(eventually([&] { return b.acquired.load(); }));
+  EXPECT_EQ(counter(LockEvent::mutex_spin_preempted), 0u);
+  EXPECT_EQ(counter(LockEvent::mutex_sleep), 0u);
+  b.finish();
+  EXPECT_FALSE(m.is_locked());
+}
+
 TEST_F(MutexTest, NoSpinningOnAnAlreadyPreemptedOwner) {
   constexpr int kA = 243, kB = 244;
   M m;

@@ -33,7 +33,8 @@ inline std::optional<std::string> parse_u32(std::string_view v, std::uint32_t lo
   const bool hex = v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
   const std::string_view digits = hex ? v.substr(2) : v;
   std::uint32_t x = 0;
-  const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), x, hex ? 16 : 10);
+  const auto [p, ec] =
+      std::from_chars(digits.data(), digits.data() + digits.size(), x, hex ? 16 : 10);
   if (digits.empty() || ec != std::errc{} || p != digits.data() + digits.size())
     return "expected an unsigned integer, got '" + std::string(v) + "'";
   if (x < lo || x > hi)
@@ -57,9 +58,12 @@ inline std::optional<std::string> parse_bool(std::string_view v, bool& out) {
 
 inline std::string wait_early_name(WaitEarlyRule r) {
   switch (r) {
-    case WaitEarlyRule::prev_halted: return "prev_halted";
-    case WaitEarlyRule::prev_halted_or_preempted: return "prev_halted_or_preempted";
-    case WaitEarlyRule::never: return "never";
+    case WaitEarlyRule::prev_halted:
+      return "prev_halted";
+    case WaitEarlyRule::prev_halted_or_preempted:
+      return "prev_halted_or_preempted";
+    case WaitEarlyRule::never:
+      return "never";
   }
   return "?";
 }
@@ -81,8 +85,8 @@ inline std::span<const Knob> all_knobs() {
          return parse_u32(v, 1, 1u << 30, p.qspinlock.spin_threshold);
        },
        [](const LockPolicies& p) { return std::to_string(p.qspinlock.spin_threshold); }},
-      {"prev_check_mask", "PV_PREV_CHECK_MASK", "qspinlock_paravirt.h (0xff)",
-       "2^k - 1, 0..65535", "pv_wait_early() looks at the predecessor every mask+1 iterations",
+      {"prev_check_mask", "PV_PREV_CHECK_MASK", "qspinlock_paravirt.h (0xff)", "2^k - 1, 0..65535",
+       "pv_wait_early() looks at the predecessor every mask+1 iterations",
        [](LockPolicies& p, std::string_view v) -> std::optional<std::string> {
          std::uint32_t x = 0;
          if (auto e = parse_u32(v, 0, 65535, x)) return e;
@@ -95,10 +99,12 @@ inline std::span<const Knob> all_knobs() {
        "prev_halted | prev_halted_or_preempted | never",
        "when a queued PV waiter stops spinning early and halts",
        [](LockPolicies& p, std::string_view v) -> std::optional<std::string> {
-         if (v == "prev_halted") p.qspinlock.wait_early = WaitEarlyRule::prev_halted;
+         if (v == "prev_halted")
+           p.qspinlock.wait_early = WaitEarlyRule::prev_halted;
          else if (v == "prev_halted_or_preempted")
            p.qspinlock.wait_early = WaitEarlyRule::prev_halted_or_preempted;
-         else if (v == "never") p.qspinlock.wait_early = WaitEarlyRule::never;
+         else if (v == "never")
+           p.qspinlock.wait_early = WaitEarlyRule::never;
          else
            return "expected prev_halted, prev_halted_or_preempted or never, got '" +
                   std::string(v) + "'";
@@ -110,23 +116,29 @@ inline std::span<const Knob> all_knobs() {
        [](LockPolicies& p, std::string_view v) {
          return parse_bool(v, p.qspinlock.hybrid_stealing);
        },
-       [](const LockPolicies& p) { return std::string(p.qspinlock.hybrid_stealing ? "true" : "false"); }},
+       [](const LockPolicies& p) {
+         return std::string(p.qspinlock.hybrid_stealing ? "true" : "false");
+       }},
       {"virt_spin_lock", "virt_spin_lock_key", "seed 002 (novirtspin)", "true | false",
        "native qspinlock slow path becomes test-and-set",
        [](LockPolicies& p, std::string_view v) {
          return parse_bool(v, p.qspinlock.virt_spin_lock);
        },
-       [](const LockPolicies& p) { return std::string(p.qspinlock.virt_spin_lock ? "true" : "false"); }},
+       [](const LockPolicies& p) {
+         return std::string(p.qspinlock.virt_spin_lock ? "true" : "false");
+       }},
       {"break_on_prev_preempted", "osq_lock vcpu_is_preempted(prev)", "seed 003", "true | false",
        "OSQ waiter leaves the queue when its predecessor's vCPU is preempted",
        [](LockPolicies& p, std::string_view v) {
          return parse_bool(v, p.osq.break_on_prev_preempted);
        },
-       [](const LockPolicies& p) { return std::string(p.osq.break_on_prev_preempted ? "true" : "false"); }},
-      {"preempt_check_period", "{mutex,rwsem}_spin_on_owner loop & 0xff", "seed 004",
-       "1..65536", "owner-spin consults vcpu_is_preempted every N iterations",
+       [](const LockPolicies& p) {
+         return std::string(p.osq.break_on_prev_preempted ? "true" : "false");
+       }},
+      {"preempt_check_period", "{mutex,rwsem}_spin_on_owner loop & 0xff", "seed 004", "0..65536",
+       "owner-spin consults vcpu_is_preempted every N iterations (0: never, pre-v4.9)",
        [](LockPolicies& p, std::string_view v) {
-         return parse_u32(v, 1, 65536, p.owner_spin.preempt_check_period);
+         return parse_u32(v, 0, 65536, p.owner_spin.preempt_check_period);
        },
        [](const LockPolicies& p) { return std::to_string(p.owner_spin.preempt_check_period); }},
       {"spin_on_owner", "CONFIG_MUTEX_SPIN_ON_OWNER", "mutex.c / rwsem.c", "true | false",
@@ -134,7 +146,9 @@ inline std::span<const Knob> all_knobs() {
        [](LockPolicies& p, std::string_view v) {
          return parse_bool(v, p.owner_spin.spin_on_owner);
        },
-       [](const LockPolicies& p) { return std::string(p.owner_spin.spin_on_owner ? "true" : "false"); }},
+       [](const LockPolicies& p) {
+         return std::string(p.owner_spin.spin_on_owner ? "true" : "false");
+       }},
   };
   return knobs;
 }
@@ -156,8 +170,7 @@ inline std::optional<std::string> apply_knob_assignment(LockPolicies& p, std::st
     for (const Knob& x : all_knobs()) msg += " " + std::string(x.name);
     return msg;
   }
-  if (auto err = k->set(p, kv.substr(eq + 1)))
-    return "knob '" + std::string(name) + "': " + *err;
+  if (auto err = k->set(p, kv.substr(eq + 1))) return "knob '" + std::string(name) + "': " + *err;
   return std::nullopt;
 }
 

@@ -39,7 +39,8 @@ struct OsqPolicy {
 
 struct OwnerSpinPolicy {
   // How often mutex_spin_on_owner / rwsem_spin_on_owner consult vcpu_is_preempted(owner cpu):
-  // 1 = every iteration (upstream), 256 = seed 004's rejected "once every 256 iterations".
+  // 1 = every iteration (upstream), 256 = seed 004's rejected "once every 256 iterations",
+  // 0 = never (kernels before v4.9 had no vcpu_is_preempted; seed 003 measured that state).
   std::uint32_t preempt_check_period = 1;
   // Mutex/rwsem optimistic spinning at all (CONFIG_MUTEX_SPIN_ON_OWNER /
   // CONFIG_RWSEM_SPIN_ON_OWNER).
