@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "scenario/parse.hpp"
-#include "sim/run.hpp"
+#include "host/scenario_run.hpp"
 
 namespace pvlock::sim {
 namespace {
@@ -49,12 +48,11 @@ hold_ns = 50000
 )";
 
 nlohmann::ordered_json run(const std::vector<std::string>& overrides) {
-  return run_to_json(scenario::parse_scenario(kTwoVcpus, "latency_test.toml", overrides));
+  return test::run_toml(kTwoVcpus, "latency_test.toml", overrides);
 }
 
 double per_event(const nlohmann::ordered_json& j, const char* sum, const char* n) {
-  const auto& c = j.at("counters");
-  return c.at(sum).get<double>() / c.at(n).get<double>();
+  return test::counter(j, sum) / test::counter(j, n);
 }
 
 // The waiter's own cache misses on the way out of pv_wait (kick timestamp, lock word):

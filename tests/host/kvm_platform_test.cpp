@@ -6,8 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "scenario/parse.hpp"
-#include "sim/run.hpp"
+#include "host/scenario_run.hpp"
 
 namespace pvlock::sim {
 namespace {
@@ -37,7 +36,7 @@ hold_ns = 1000
 )";
 
 nlohmann::ordered_json run(const std::vector<std::string>& overrides) {
-  return run_to_json(scenario::parse_scenario(kOvercommit, "kvm_test.toml", overrides));
+  return test::run_toml(kOvercommit, "kvm_test.toml", overrides);
 }
 
 std::uint64_t counter(const nlohmann::ordered_json& j, const char* name) {

@@ -9,26 +9,20 @@
 #include <string>
 #include <vector>
 
-#include "scenario/parse.hpp"
-#include "sim/run.hpp"
+#include "host/scenario_run.hpp"
 
 namespace pvlock::sim {
 namespace {
 
 nlohmann::ordered_json run_example(const std::vector<std::string>& overrides) {
-  return run_to_json(scenario::load_scenario_file(
-      std::string(PVLOCK_SOURCE_DIR) + "/examples/overcommit-lockloop.toml", overrides));
+  return test::run_file(std::string(PVLOCK_SOURCE_DIR) + "/examples/overcommit-lockloop.toml",
+                        overrides);
 }
 
 double mean_score(const nlohmann::ordered_json& j) {
   double sum = 0;
   for (const auto& vm : j.at("vms")) sum += vm.at("score").get<double>();
   return sum / static_cast<double>(j.at("vms").size());
-}
-
-double counter(const nlohmann::ordered_json& j, const char* name) {
-  const auto& c = j.at("counters");
-  return c.contains(name) ? c.at(name).get<double>() : 0.0;
 }
 
 TEST(OvercommitAcceptance, PvQspinlockAtLeastTwiceNativeAt2x) {
@@ -38,8 +32,8 @@ TEST(OvercommitAcceptance, PvQspinlockAtLeastTwiceNativeAt2x) {
       << "pv " << mean_score(pv) << " native " << mean_score(native);
   // Why: the native queue met preempted waiters; the PV one halted and kicked.
   EXPECT_GT(native.at("host").at("lock_waiter_preemptions").get<double>(), 0.0);
-  EXPECT_GT(counter(pv, "pv_wait_node"), 0.0);
-  EXPECT_GT(counter(pv, "pv_kick_unlock"), 0.0);
+  EXPECT_GT(test::counter(pv, "pv_wait_node"), 0.0);
+  EXPECT_GT(test::counter(pv, "pv_kick_unlock"), 0.0);
 }
 
 TEST(OvercommitAcceptance, PvQspinlockWithinTenPercentAt1x) {

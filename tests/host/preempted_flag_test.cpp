@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "scenario/parse.hpp"
-#include "sim/run.hpp"
+#include "host/scenario_run.hpp"
 
 namespace pvlock::sim {
 namespace {
@@ -41,7 +40,7 @@ zone_hold_ns = 20000
 )";
 
 nlohmann::ordered_json run(const std::vector<std::string>& overrides) {
-  return run_to_json(scenario::parse_scenario(kEbizzy, "preempted_flag_test.toml", overrides));
+  return test::run_toml(kEbizzy, "preempted_flag_test.toml", overrides);
 }
 
 double skipped(const nlohmann::ordered_json& j) {
