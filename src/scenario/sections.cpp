@@ -93,6 +93,7 @@ void read_host(Section& s, HostSpec& h) {
     k.read("pv_unhalt", v.pv_unhalt);
     k.read("steal_time", v.steal_time);
     k.read("kick_boost", v.kick_boost);
+    k.read("yield_bailout_undercommit", v.yield_bailout_undercommit);
     k.read("irq_boost", v.irq_boost);
     k.read("ple", v.ple);
     k.read("ple_window_cycles", v.ple_window_cycles, 0, 1'000'000'000'000);

@@ -123,6 +123,26 @@ TEST(KvmPlatform, KickBoostYieldsOnlyWhenEnabled) {
   EXPECT_EQ(off.at("host").at("kick_yields").at("tried").get<std::uint64_t>(), 0u);
 }
 
+TEST(KvmPlatform, KickBoostBailsOutWhenUndercommittedOnlyOnNewerHosts) {
+  // One VM, no over-commit, no host housekeeping, no halt polling (a polling vCPU is not
+  // "woken", so not ready): the kicker is alone on its pCPU. Hosts
+  // since a1fa4cbd53d0 do not even try to yield then; the seeds' 2019 hosts did.
+  const std::vector<std::string> base = {"vm[0].count=1",
+                                         "host.housekeeping_interval_ns=0",
+                                         "host.kvm.kick_boost=true",
+                                         "host.kvm.irq_boost=true",
+                                         "vm[0].vcpus=8",
+                                         "vm[0].guest.spin_threshold=64",
+                                         "host.kvm.halt_poll_ns=0"};
+  auto with = [&](const char* extra) {
+    auto o = base;
+    o.emplace_back(extra);
+    return run(o).at("host").at("kick_yields").at("tried").get<std::uint64_t>();
+  };
+  EXPECT_EQ(with("host.kvm.yield_bailout_undercommit=true"), 0u);
+  EXPECT_GT(with("host.kvm.yield_bailout_undercommit=false"), 0u);
+}
+
 TEST(KvmPlatform, PauseLoopExitsOnlyWithPle) {
   const auto on = run({"vm[0].guest.lock=qspinlock"});
   EXPECT_GT(on.at("host").at("exits").at("ple").get<std::uint64_t>(), 0u);

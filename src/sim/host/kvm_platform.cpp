@@ -285,9 +285,10 @@ double KvmPlatform::kick(Vcpu& from, Vcpu& to) {
   to.guest->kick_arrived(to);
   leave_halt_if_woken(to);
   // Seed 001 (266e85a5ec9): kvm_sched_yield() to the kicked queue head if it is ready to
-  // run and our pCPU has something else to run (the 2021 under-commit bail-out).
-  if (sc_.host->kvm.kick_boost && &to != &from && st(to).ready &&
-      !sched_->single_task_running(from.pcpu)) {
+  // run; since a1fa4cbd53d0 (2021) only if our pCPU has something else to run.
+  const auto& kvm = sc_.host->kvm;
+  if (kvm.kick_boost && &to != &from && st(to).ready &&
+      !(kvm.yield_bailout_undercommit && sched_->single_task_running(from.pcpu))) {
     directed_yield(from, to, counters_.kick_yields_tried, counters_.kick_yields);
   }
   return sc_.costs.hypercall_ns + sc_.costs.kick_send_ns;
