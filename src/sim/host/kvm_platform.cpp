@@ -5,6 +5,7 @@
 
 #include "sim/engine/rng.hpp"
 #include "sim/guest/guest.hpp"
+#include "sim/host/directed_yield.hpp"
 #include "sim/simulation.hpp"
 
 namespace pvlock::sim {
@@ -325,43 +326,52 @@ void KvmPlatform::schedule_ple(Vcpu& v) {
   arm_timer(v, sim_->now() + std::max<Time>(1, round_ns(window_ns)), kPle);
 }
 
-bool KvmPlatform::directed_yield(Vcpu& from, Vcpu& to, std::uint64_t& tried, std::uint64_t& done) {
+host::YieldResult KvmPlatform::directed_yield(Vcpu& from, Vcpu& to, std::uint64_t& tried,
+                                              std::uint64_t& done) {
   ++tried;
-  if (!sched_->yield_to(st(from).thread, st(to).thread, sim_->now())) return false;
+  const host::ThreadId f = st(from).thread;
+  const host::ThreadId t = st(to).thread;
+  // yield_to() gives up with -ESRCH when both run queues hold a single task.
+  if (sched_->nr_running(sched_->pcpu_of(f)) == 1 && sched_->nr_running(sched_->pcpu_of(t)) == 1)
+    return host::YieldResult::single_tasks;
+  if (!sched_->yield_to(f, t, sim_->now())) return host::YieldResult::failed;
   ++done;
-  return true;
+  return host::YieldResult::yielded;
 }
 
 void KvmPlatform::kvm_vcpu_on_spin(Vcpu& me) {
   Guest& g = *me.guest;
-  const int n = g.vcpu_count();
   int& last = last_boosted_[static_cast<std::size_t>(g.index())];
-  int tries = 3;
+  // The kernel marks us in_spin_loop only while this handler runs; its handler is
+  // instantaneous here, so the mark lasts for the rest of this spin (reset at spin end and
+  // schedule-in): a vCPU that has taken PLE exits is the spinner other handlers look at.
   st(me).in_spin_loop = true;
-  for (int k = 1; k <= n; ++k) {
-    const int i = (last + k) % n;
-    Vcpu& v = g.vcpu(i);
-    VcpuState& s = st(v);
-    if (!s.ready || &v == &me) continue;
-    if (!sched_->runnable(s.thread)) continue;  // blocked in HLT with nothing pending
-    // A vCPU preempted in guest user mode cannot hold a kernel lock: skipped when we spin in
-    // the kernel, unless it has an interrupt to deliver (irq_boost).
-    const bool in_kernel = v.curr != nullptr && v.curr->sym != Sym::workload;
-    const bool irq_pending = v.irq_pending_ns > 0 || v.irq_waiting;
-    if (!in_kernel && !(sc_.host->kvm.irq_boost && irq_pending)) continue;
-    // kvm_vcpu_eligible_for_directed_yield(): a vCPU itself in a PLE spin is a candidate
-    // only every other time.
-    if (s.in_spin_loop) {
-      const bool eligible = s.dy_eligible;
-      s.dy_eligible = !s.dy_eligible;
-      if (!eligible) continue;
-    }
-    if (directed_yield(me, v, counters_.ple_yields_tried, counters_.ple_yields)) {
-      ++gc(me).ple_yields;
-      last = i;
-      return;
-    }
-    if (--tries == 0) return;
+  const bool irq_boost = sc_.host->kvm.irq_boost;
+  const int target = host::pick_directed_yield(
+      g.vcpu_count(), me.id, last, true,
+      [&](int i) {
+        const Vcpu& v = g.vcpu(i);
+        const VcpuState& s = st(v);
+        host::DyView d;
+        d.ready = s.ready;
+        d.runnable = sched_->runnable(s.thread);
+        d.in_kernel = v.curr != nullptr && v.curr->sym != Sym::workload;
+        // Only the interrupt-delivery boost (d73eb57b80b) lets a pending interrupt count.
+        d.irq_pending = irq_boost && (v.irq_pending_ns > 0 || v.irq_waiting);
+        return d;
+      },
+      [&](int i) {
+        VcpuState& s = st(g.vcpu(i));
+        const bool eligible = !s.in_spin_loop || s.dy_eligible;
+        if (s.in_spin_loop) s.dy_eligible = !s.dy_eligible;
+        return eligible;
+      },
+      [&](int i) {
+        return directed_yield(me, g.vcpu(i), counters_.ple_yields_tried, counters_.ple_yields);
+      });
+  if (target >= 0) {
+    ++gc(me).ple_yields;
+    last = target;
   }
 }
 

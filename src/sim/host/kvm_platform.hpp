@@ -25,6 +25,7 @@
 
 #include "scenario/scenario.hpp"
 #include "sim/engine/rng.hpp"
+#include "sim/host/directed_yield.hpp"
 #include "sim/host/host_scheduler.hpp"
 #include "sim/platform.hpp"
 
@@ -98,7 +99,7 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   void leave_halt_if_woken(Vcpu& to);
   void schedule_ple(Vcpu& v);
   void kvm_vcpu_on_spin(Vcpu& me);
-  bool directed_yield(Vcpu& from, Vcpu& to, std::uint64_t& tried, std::uint64_t& done);
+  host::YieldResult directed_yield(Vcpu& from, Vcpu& to, std::uint64_t& tried, std::uint64_t& done);
   void arm_timer(Vcpu& v, std::int64_t at, Timer kind);
   std::uint32_t& gen_of(VcpuState& s, Timer kind);
   HostCounters& gc(const Vcpu& v);

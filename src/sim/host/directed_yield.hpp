@@ -1,0 +1,51 @@
+// kvm_vcpu_on_spin()'s choice of a directed-yield target (virt/kvm/kvm_main.c), separated
+// from the platform so that its rules can be tested on their own:
+//   - round robin over the VM's vCPUs, starting after kvm->last_boosted_vcpu;
+//   - skip ourselves, vCPUs that are not "ready" (not preempted and not just woken), vCPUs
+//     blocked in HLT with nothing pending, and vCPUs preempted in guest user mode (they hold
+//     no kernel lock) unless an interrupt waits for them;
+//   - a candidate that is itself in a PLE spin is eligible only every other time it is
+//     looked at (kvm_vcpu_eligible_for_directed_yield toggles dy_eligible);
+//   - the first successful yield_to() wins; a yield_to() that fails because both run queues
+//     hold a single task (-ESRCH) counts against a budget of three, after which we give up.
+#pragma once
+
+namespace pvlock::sim::host {
+
+struct DyView {
+  bool ready = false;        // vcpu->ready
+  bool runnable = true;      // false: blocked in HLT and not dy_runnable
+  bool in_kernel = false;    // preempted in guest kernel mode
+  bool irq_pending = false;  // kvm_arch_dy_has_pending_interrupt()
+};
+
+enum class YieldResult { yielded, failed, single_tasks };
+
+// Returns the index of the vCPU yielded to, or -1. `view(i)` describes vCPU i,
+// `eligible(i)` applies the dy_eligible rule (and its toggle), `try_yield(i)` attempts
+// yield_to(). `yield_to_kernel_mode` is true for PLE exits taken in guest kernel mode.
+template <class View, class Eligible, class TryYield>
+int pick_directed_yield(int n, int me, int last_boosted, bool yield_to_kernel_mode, View&& view,
+                        Eligible&& eligible, TryYield&& try_yield) {
+  int budget = 3;
+  for (int k = 1; k <= n; ++k) {
+    const int i = (last_boosted + k) % n;
+    if (i == me) continue;
+    const DyView v = view(i);
+    if (!v.ready || !v.runnable) continue;
+    if (yield_to_kernel_mode && !v.in_kernel && !v.irq_pending) continue;
+    if (!eligible(i)) continue;
+    switch (try_yield(i)) {
+      case YieldResult::yielded:
+        return i;
+      case YieldResult::single_tasks:
+        if (--budget == 0) return -1;
+        break;
+      case YieldResult::failed:
+        break;
+    }
+  }
+  return -1;
+}
+
+}  // namespace pvlock::sim::host

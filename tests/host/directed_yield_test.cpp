@@ -1,0 +1,89 @@
+// kvm_vcpu_on_spin()'s target choice (src/sim/host/directed_yield.hpp) on hand-made vCPU
+// states: round robin from last_boosted, the skip rules, the dy_eligible alternation, and
+// the budget of three -ESRCH failures.
+#include "sim/host/directed_yield.hpp"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <vector>
+
+namespace pvlock::sim::host {
+namespace {
+
+constexpr int kN = 6;
+
+struct Vm {
+  std::array<DyView, kN> view{};
+  std::array<bool, kN> in_spin_loop{};
+  std::array<bool, kN> dy_eligible{};
+  std::array<YieldResult, kN> result{};
+  std::vector<int> tried;
+
+  Vm() {
+    for (auto& v : view) v = DyView{true, true, true, false};
+    result.fill(YieldResult::yielded);
+  }
+  int pick(int me, int last, bool kernel_mode = true) {
+    tried.clear();
+    return pick_directed_yield(
+        kN, me, last, kernel_mode, [&](int i) { return view[static_cast<std::size_t>(i)]; },
+        [&](int i) {
+          const auto k = static_cast<std::size_t>(i);
+          const bool ok = !in_spin_loop[k] || dy_eligible[k];
+          if (in_spin_loop[k]) dy_eligible[k] = !dy_eligible[k];
+          return ok;
+        },
+        [&](int i) {
+          tried.push_back(i);
+          return result[static_cast<std::size_t>(i)];
+        });
+  }
+};
+
+TEST(DirectedYield, RoundRobinStartsAfterLastBoostedAndSkipsSelf) {
+  Vm vm;
+  EXPECT_EQ(vm.pick(/*me=*/3, /*last=*/2), 4);  // 3 is us
+  EXPECT_EQ(vm.pick(/*me=*/0, /*last=*/5), 1);  // wraps around, skips us (0)
+}
+
+TEST(DirectedYield, SkipsNotReadyBlockedAndUserModeVcpus) {
+  Vm vm;
+  vm.view[1].ready = false;      // running, or not preempted
+  vm.view[2].runnable = false;   // halted with nothing pending
+  vm.view[3].in_kernel = false;  // preempted in user mode: holds no kernel lock
+  EXPECT_EQ(vm.pick(0, 0), 4);
+  EXPECT_TRUE(vm.tried == std::vector<int>{4});
+  // ... unless an interrupt waits for it (the irq boost), or the exit was in user mode.
+  vm.view[3].irq_pending = true;
+  EXPECT_EQ(vm.pick(0, 0), 3);
+  vm.view[3].irq_pending = false;
+  EXPECT_EQ(vm.pick(0, 0, /*kernel_mode=*/false), 3);
+}
+
+TEST(DirectedYield, SpinningCandidateIsEligibleEveryOtherTime) {
+  Vm vm;
+  for (auto& v : vm.view) v.ready = false;
+  vm.view[2].ready = true;
+  vm.in_spin_loop[2] = true;     // it took PLE exits itself
+  EXPECT_EQ(vm.pick(0, 0), -1);  // first look: not eligible (dy_eligible was false)
+  EXPECT_EQ(vm.pick(0, 0), 2);   // second look: eligible
+  EXPECT_EQ(vm.pick(0, 0), -1);
+}
+
+TEST(DirectedYield, GivesUpAfterThreeSingleTaskFailuresOnly) {
+  Vm vm;
+  // Ordinary failures (target running, or not a yield candidate) do not use the budget.
+  vm.result = {YieldResult::failed, YieldResult::failed, YieldResult::failed,
+               YieldResult::failed, YieldResult::failed, YieldResult::yielded};
+  EXPECT_EQ(vm.pick(0, 0), 5);
+  EXPECT_TRUE((vm.tried == std::vector<int>{1, 2, 3, 4, 5}));
+  // Three -ESRCH failures end the search before vCPU 5 is tried.
+  vm.result = {YieldResult::failed,       YieldResult::single_tasks, YieldResult::failed,
+               YieldResult::single_tasks, YieldResult::single_tasks, YieldResult::yielded};
+  EXPECT_EQ(vm.pick(0, 0), -1);
+  EXPECT_TRUE((vm.tried == std::vector<int>{1, 2, 3, 4}));
+}
+
+}  // namespace
+}  // namespace pvlock::sim::host
