@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "pvlock/lock/registry.hpp"
+#include "pvlock/stat/lock_stat.hpp"
 #include "scenario/parse.hpp"
 #include "sim/guest/sim_env.hpp"
 #include "workload/guest_api.hpp"
@@ -23,7 +24,9 @@ struct LockLoopParams {
 template <class L>
 class LockLoop final : public Workload {
  public:
-  LockLoop(const LockLoopParams& p, sim::Guest& g) : p_(p), guest_(g) {
+  LockLoop(const LockLoopParams& p, sim::Guest& g, bool spin) : p_(p), guest_(g), spin_(spin) {
+    lock_->stat.name = "lockloop.lock";
+    g.register_lock_stat(lock_->stat);
     const int n = g.vcpu_count() * p.tasks_per_vcpu;
     ops_.assign(static_cast<std::size_t>(n), 0);
     for (int i = 0; i < n; ++i) {
@@ -55,11 +58,13 @@ class LockLoop final : public Workload {
       api::compute(api::sample(p_.compute));
       if (p_.irqs_off) api::irq_disable();
       api::set_symbol(sim::Sym::lock_ops);
-      lock_->lock.lock();
+      // Through the lock_stat wrapper (LOCK_CONTENDED): spin_lock() or mutex_lock/down_write.
+      const std::int64_t stamp = spin_ ? stat_spin_lock<sim::SimEnv>(lock_->lock, lock_->stat)
+                                       : stat_lock<sim::SimEnv>(lock_->lock, lock_->stat);
       api::set_symbol(sim::Sym::workload);
       api::compute(api::sample(p_.hold));
       api::set_symbol(sim::Sym::lock_ops);
-      lock_->lock.unlock();
+      stat_unlock<sim::SimEnv>(lock_->lock, lock_->stat, stamp);
       api::set_symbol(sim::Sym::workload);
       if (p_.irqs_off) api::irq_enable();
       if (api::measuring()) ++ops_[static_cast<std::size_t>(i)];
@@ -70,9 +75,11 @@ class LockLoop final : public Workload {
   // unrelated hot data.
   struct alignas(64) Holder {
     L lock;
+    LockStat stat;
   };
   LockLoopParams p_;
   sim::Guest& guest_;
+  bool spin_;
   std::unique_ptr<Holder> lock_ = std::make_unique<Holder>();
   std::vector<std::uint64_t> ops_;
 };
@@ -97,8 +104,9 @@ std::unique_ptr<Workload> make_lockloop(const scenario::WorkloadSpec& spec, sim:
   const std::string lock = scenario::param_string(spec, "lock", guest.lock_name, {});
   scenario::reject_unknown_params(spec, kKnown);
   std::unique_ptr<Workload> out;
-  const bool found = with_lock<sim::SimEnv>(
-      lock, [&]<class L>(const LockInfo&) { out = std::make_unique<LockLoop<L>>(p, guest); });
+  const bool found = with_lock<sim::SimEnv>(lock, [&]<class L>(const LockInfo& info) {
+    out = std::make_unique<LockLoop<L>>(p, guest, info.kind == LockKind::spin);
+  });
   if (!found) {
     std::string names;
     for (const LockInfo& i : lock_infos<sim::SimEnv>()) {

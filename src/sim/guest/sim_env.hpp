@@ -60,6 +60,7 @@ struct SimEnv {
     const Sym sym = spin_sym(site);
     const Sym saved = t.sym;
     t.sym = sym;
+    g.trace_vcpu(*t.vcpu);  // the vCPU's timeline shows the spin (no-op without a tracer)
     SpinResult result = SpinResult::timeout;
     for (std::uint64_t i = 0;;) {
       if (budget.iters == 0) {
@@ -100,6 +101,7 @@ struct SimEnv {
       i += done;
     }
     t.sym = saved;
+    g.trace_vcpu(*t.vcpu);
     return result;
   }
 
