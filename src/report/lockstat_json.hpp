@@ -14,7 +14,7 @@ inline nlohmann::ordered_json lockstat_json(const LockStat& s) {
     return n > 0 ? static_cast<double>(total) / static_cast<double>(n) : 0.0;
   };
   const std::uint64_t holds = s.acquisitions;
-  constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();  // no sample yet
+  constexpr std::int64_t kNone = LockStat::kNone;  // no sample yet
   nlohmann::ordered_json j;
   j["name"] = s.name;
   j["con_bounces"] = s.con_bounces;

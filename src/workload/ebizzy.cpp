@@ -72,7 +72,7 @@ class Ebizzy final : public Workload {
     // spin_lock_irqsave(&zone->lock) / lruvec lock: IRQs off while waiting and holding.
     api::irq_disable();
     api::set_symbol(sim::Sym::lock_ops);
-    const std::int64_t stamp = stat_spin_lock<Env>(l.lock, l.stat);
+    const std::int64_t stamp = stat_lock<Env>(l.lock, l.stat);
     api::set_symbol(sim::Sym::kernel);
     api::compute(api::sample(hold));
     api::set_symbol(sim::Sym::lock_ops);

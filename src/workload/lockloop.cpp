@@ -24,7 +24,7 @@ struct LockLoopParams {
 template <class L>
 class LockLoop final : public Workload {
  public:
-  LockLoop(const LockLoopParams& p, sim::Guest& g, bool spin) : p_(p), guest_(g), spin_(spin) {
+  LockLoop(const LockLoopParams& p, sim::Guest& g) : p_(p), guest_(g) {
     lock_->stat.name = "lockloop.lock";
     g.register_lock_stat(lock_->stat);
     const int n = g.vcpu_count() * p.tasks_per_vcpu;
@@ -58,9 +58,8 @@ class LockLoop final : public Workload {
       api::compute(api::sample(p_.compute));
       if (p_.irqs_off) api::irq_disable();
       api::set_symbol(sim::Sym::lock_ops);
-      // Through the lock_stat wrapper (LOCK_CONTENDED): spin_lock() or mutex_lock/down_write.
-      const std::int64_t stamp = spin_ ? stat_spin_lock<sim::SimEnv>(lock_->lock, lock_->stat)
-                                       : stat_lock<sim::SimEnv>(lock_->lock, lock_->stat);
+      // Through the lock_stat wrapper (LOCK_CONTENDED): spin_lock, mutex_lock or down_write.
+      const std::int64_t stamp = stat_lock<sim::SimEnv>(lock_->lock, lock_->stat);
       api::set_symbol(sim::Sym::workload);
       api::compute(api::sample(p_.hold));
       api::set_symbol(sim::Sym::lock_ops);
@@ -79,7 +78,6 @@ class LockLoop final : public Workload {
   };
   LockLoopParams p_;
   sim::Guest& guest_;
-  bool spin_;
   std::unique_ptr<Holder> lock_ = std::make_unique<Holder>();
   std::vector<std::uint64_t> ops_;
 };
@@ -104,9 +102,8 @@ std::unique_ptr<Workload> make_lockloop(const scenario::WorkloadSpec& spec, sim:
   const std::string lock = scenario::param_string(spec, "lock", guest.lock_name, {});
   scenario::reject_unknown_params(spec, kKnown);
   std::unique_ptr<Workload> out;
-  const bool found = with_lock<sim::SimEnv>(lock, [&]<class L>(const LockInfo& info) {
-    out = std::make_unique<LockLoop<L>>(p, guest, info.kind == LockKind::spin);
-  });
+  const bool found = with_lock<sim::SimEnv>(
+      lock, [&]<class L>(const LockInfo&) { out = std::make_unique<LockLoop<L>>(p, guest); });
   if (!found) {
     std::string names;
     for (const LockInfo& i : lock_infos<sim::SimEnv>()) {

@@ -1,6 +1,6 @@
 // The lock_stat wrapper (LOCK_CONTENDED placement) on real threads: uncontended
-// acquisitions take the trylock and record no wait; a waiter behind a holder records one
-// contention with its wait, and hold times are the time between acquire and release.
+// acquisitions record no wait; a waiter behind a holder records one contention with its
+// wait; hold times are the time between acquire and release; readers share.
 #include "pvlock/stat/lock_stat.hpp"
 
 #include <gtest/gtest.h>
@@ -21,7 +21,7 @@ TEST(LockStat, UncontendedAcquisitionsHaveNoWait) {
   LockStat s;
   s.name = "test.lock";
   for (int i = 0; i < 10; ++i) {
-    const std::int64_t stamp = stat_spin_lock<NativeEnv>(l, s);
+    const std::int64_t stamp = stat_lock<NativeEnv>(l, s);
     stat_unlock<NativeEnv>(l, s, stamp);
   }
   EXPECT_EQ(s.acquisitions, 10u);
@@ -34,11 +34,11 @@ TEST(LockStat, UncontendedAcquisitionsHaveNoWait) {
 TEST(LockStat, WaiterBehindHolderCountsOneContention) {
   QueuedSpinlock<NativeEnv> l;
   LockStat s;
-  const std::int64_t stamp = stat_spin_lock<NativeEnv>(l, s);
+  const std::int64_t stamp = stat_lock<NativeEnv>(l, s);
   std::atomic<bool> started{false};
   std::thread waiter([&] {
     started = true;
-    const std::int64_t st = stat_spin_lock<NativeEnv>(l, s);
+    const std::int64_t st = stat_lock<NativeEnv>(l, s);
     stat_unlock<NativeEnv>(l, s, st);
   });
   while (!started) std::this_thread::yield();
@@ -62,6 +62,29 @@ TEST(LockStat, ResetKeepsTheName) {
   s.reset();
   EXPECT_EQ(s.name, "ebizzy.zone");
   EXPECT_EQ(s.contentions, 0u);
+}
+
+}  // namespace
+}  // namespace pvlock
+
+namespace pvlock {
+namespace {
+
+TEST(LockStat, ReadersShareAWriterExcludes) {
+  LockStat s;
+  EXPECT_FALSE(s.would_contend(false));
+  s.acquired(0, false, 0, true);
+  s.acquired(1, false, 0, true);
+  EXPECT_FALSE(s.would_contend(true));  // another reader gets in
+  EXPECT_TRUE(s.would_contend(false));  // a writer would wait
+  s.released(10, true);
+  s.released(20, true);
+  EXPECT_FALSE(s.would_contend(false));
+  s.acquired(0, false, 0, false);
+  EXPECT_TRUE(s.would_contend(true));
+  EXPECT_EQ(s.read_acquisitions, 2u);
+  EXPECT_EQ(s.acq_bounces, 2u);  // cpu 0 -> 1 -> 0
+  EXPECT_EQ(s.hold_total, 30);
 }
 
 }  // namespace
