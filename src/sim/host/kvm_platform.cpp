@@ -145,7 +145,12 @@ void KvmPlatform::housekeeping_event(int pcpu, Timer kind) {
 void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, bool prev_runnable,
                             std::int64_t now) {
   trace::Tracer* tr = sim_->tracer();
-  if (tr != nullptr) tr->pcpu_switch(pcpu, vcpu_of(next), next != host::kIdle, now);
+  if (tr != nullptr) {
+    const bool hk = static_cast<std::size_t>(pcpu) < hk_thread_.size() &&
+                    hk_thread_[static_cast<std::size_t>(pcpu)] == next;
+    const char* other = next == host::kIdle ? nullptr : hk ? "housekeeping" : "stress";
+    tr->pcpu_switch(pcpu, vcpu_of(next), other, now);
+  }
   if (Vcpu* v = vcpu_of(prev)) {
     VcpuState& s = st(*v);
     sim_->vcpu_stop(*v);

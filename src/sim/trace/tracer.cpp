@@ -152,15 +152,18 @@ void Tracer::vcpu_off_reason(const Vcpu& v, OffReason r, Time now) {
   vcpu_update(v, now);
 }
 
-void Tracer::pcpu_switch(int pcpu, const Vcpu* next, bool stress, Time now) {
+void Tracer::pcpu_switch(int pcpu, const Vcpu* next, const char* other, Time now) {
   Track& tr = pcpus_[static_cast<std::size_t>(pcpu)];
-  if (next == nullptr && !stress) {
+  if (next == nullptr && other == nullptr) {
     close(tr, kHostPid, pcpu + 1, now);
     return;
   }
-  const std::uint64_t key = next != nullptr ? static_cast<std::uint64_t>(next->index) : ~1ull;
+  // Keys: a vCPU's index, or the label's address for other host threads (literals).
+  const std::uint64_t key = next != nullptr ? static_cast<std::uint64_t>(next->index)
+                                            : reinterpret_cast<std::uintptr_t>(other);
   if (tr.open && tr.key == key) return;
-  set_slice(tr, kHostPid, pcpu + 1, key, next != nullptr ? vcpu_name(*next) : "stress", now);
+  set_slice(tr, kHostPid, pcpu + 1, key, next != nullptr ? vcpu_name(*next) : std::string(other),
+            now);
 }
 
 void Tracer::instant(const Vcpu& v, const char* name, Time now, const Vcpu* target,

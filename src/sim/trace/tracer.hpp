@@ -54,9 +54,9 @@ class Tracer {
   // Something the vCPU's label depends on may have changed.
   void vcpu_update(const Vcpu& v, Time now);
   void vcpu_off_reason(const Vcpu& v, OffReason r, Time now);
-  // pCPU `pcpu` now runs `next` (nullptr with `stress` = another host thread; nullptr
-  // without = idle).
-  void pcpu_switch(int pcpu, const Vcpu* next, bool stress, Time now);
+  // pCPU `pcpu` now runs `next`, or, when it is null, the host thread named `other`
+  // ("housekeeping", "stress"; a string literal), or nothing (both null: idle).
+  void pcpu_switch(int pcpu, const Vcpu* next, const char* other, Time now);
   // An instant event on v's track; `target` (optional) is named in its args, `detail` too.
   void instant(const Vcpu& v, const char* name, Time now, const Vcpu* target = nullptr,
                const char* detail = nullptr);
