@@ -3,7 +3,8 @@
 
   plot_trace.py cascades TRACE.json [VM]            lists bursts of pv_wait_early (>= 3
                                                    vCPUs of one VM within 50 us): the
-                                                   seed-000 cascade
+                                                   seed-000 cascade; each decision with the
+                                                   predecessor it looked at and its state
   plot_trace.py vcpus TRACE.json VM START END OUT.png [N]
                                                    the vCPU tracks of VM between START and
                                                    END (us of simulated time), the N (default
@@ -36,18 +37,20 @@ def cascades(path, vm=None, gap_us=50.0, min_len=3):
     for e in events:
         if e["ph"] == "i" and e["name"] == "pv_wait_early":
             if vm is None or names.get(e["pid"]) == vm:
-                early[e["pid"]].append((e["ts"], e["tid"] - 1))
+                args = e.get("args", {})
+                early[e["pid"]].append((e["ts"], e["tid"] - 1, args.get("prev", "?"),
+                                        args.get("detail", "?")))
     rows = []
     for pid, evs in sorted(early.items()):
         evs.sort()
         burst = [evs[0]]
-        for ev in evs[1:] + [(float("inf"), -1)]:
+        for ev in evs[1:] + [(float("inf"), -1, "", "")]:
             if ev[0] - burst[-1][0] <= gap_us:
                 burst.append(ev)
                 continue
-            cpus = sorted({c for _, c in burst})
+            cpus = sorted({b[1] for b in burst})
             if len(cpus) >= min_len:
-                rows.append((burst[0][0], burst[-1][0], names[pid], cpus))
+                rows.append((burst[0][0], burst[-1][0], names[pid], cpus, burst))
             burst = [ev]
     return rows
 
@@ -126,8 +129,10 @@ def plot_vcpus(path, vm, start, end, out, n=16):
 
 def main(argv):
     if len(argv) >= 3 and argv[1] == "cascades":
-        for a, b, vm, cpus in cascades(argv[2], argv[3] if len(argv) > 3 else None):
+        for a, b, vm, cpus, burst in cascades(argv[2], argv[3] if len(argv) > 3 else None):
             print(f"{a:.3f}-{b:.3f} us  {vm}  {len(cpus)} vCPUs wait early: {cpus}")
+            for ts, cpu, prev, state in burst:
+                print(f"    {ts:.3f}  {vm}/vcpu{cpu} <- prev {prev} ({state})")
         return 0
     if len(argv) >= 7 and argv[1] == "vcpus":
         n = int(argv[7]) if len(argv) > 7 else 16

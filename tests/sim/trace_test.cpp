@@ -117,6 +117,26 @@ TEST(Trace, ValidChromeFormatOrderedPerTrack) {
   EXPECT_TRUE(vcpu_on_pcpu);
 }
 
+TEST(Trace, WaitEarlyNamesThePredecessor) {
+  // The 2017 rule (halt early if prev is halted or preempted) on an over-committed host.
+  const auto j = nlohmann::json::parse(
+      traced(window(0.002, 0.022), {"vm[0].guest.wait_early=prev_halted_or_preempted"}));
+  std::size_t early = 0;
+  for (const auto& e : j.at("traceEvents")) {
+    if (e.at("ph") != "i" || e.at("name") != "pv_wait_early") continue;
+    ++early;
+    const auto& a = e.at("args");
+    // The predecessor is another vCPU of the same VM, seen halted, preempted or running.
+    const std::string prev = a.at("prev");
+    EXPECT_EQ(prev.rfind(e.at("pid") == 2 ? "vm0/vcpu" : "vm1/vcpu", 0), 0u) << e.dump();
+    EXPECT_NE(prev, (e.at("pid") == 2 ? "vm0/vcpu" : "vm1/vcpu") +
+                        std::to_string(e.at("tid").get<int>() - 1));
+    const std::string d = a.at("detail");
+    EXPECT_TRUE(d == "halted" || d == "preempted" || d == "running") << d;
+  }
+  EXPECT_GT(early, 0u);
+}
+
 TEST(Trace, WindowBoundsTheSize) {
   const std::string small = traced(window(0.005, 0.006));
   const std::string large = traced(window(0.002, 0.012));

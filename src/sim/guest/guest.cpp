@@ -152,6 +152,17 @@ void Guest::after_task_exit(Vcpu& v) {
   trace_vcpu(v);
 }
 
+int Guest::per_cpu_owner(const void* p) const {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  for (const Slot& s : slots_) {
+    if (s.ptr == nullptr || s.n != vcpu_count()) continue;
+    const auto base = reinterpret_cast<std::uintptr_t>(s.ptr);
+    if (a >= base && a < base + s.elem * static_cast<std::size_t>(s.n))
+      return static_cast<int>((a - base) / s.elem);
+  }
+  return -1;
+}
+
 void Guest::trace_vcpu(Vcpu& v) {
   if (trace::Tracer* tr = sim_.tracer()) tr->vcpu_update(v, sim_.now());
 }
@@ -265,9 +276,16 @@ void Guest::compute(Task& t, Time ns) {
 
 void Guest::count(Task& t, LockEvent e, std::uint64_t n) {
   counters_[e] += n;
-  // pv_wait_early(): the decision to halt without spinning because prev is not running.
+  // pv_wait_early(): the decision to halt without spinning because prev is not running;
+  // the predecessor is the owner of the MCS node the check read (prev->state).
   if (e == LockEvent::pv_wait_early)
-    if (trace::Tracer* tr = sim_.tracer()) tr->instant(*t.vcpu, "pv_wait_early", sim_.now());
+    if (trace::Tracer* tr = sim_.tracer()) {
+      const int prev = per_cpu_owner(t.check_addr);
+      const Vcpu* pv = prev >= 0 ? &vcpu(prev) : nullptr;
+      const char* state = nullptr;  // what prev's vCPU is doing now
+      if (pv != nullptr) state = pv->halted ? "halted" : pv->running ? "running" : "preempted";
+      tr->instant(*t.vcpu, "pv_wait_early", sim_.now(), pv, state, "prev");
+    }
   if (!t.recording) return;
   if (t.rec_count_n < kMaxRecordedCounts)
     t.rec_counts[static_cast<std::size_t>(t.rec_count_n++)] = {e, n};

@@ -79,6 +79,8 @@ class Guest {
   void count(Task& t, LockEvent e, std::uint64_t n);
   // The timeline tracer's hook (sim/trace/): v's state may have changed. No-op when off.
   void trace_vcpu(Vcpu& v);
+  // The vCPU whose per-CPU object (e.g. a qspinlock MCS node) holds address p, or -1.
+  int per_cpu_owner(const void* p) const;
 
   // ---- Task side: lazy spinning -------------------------------------------------------------
   void begin_record(Task& t);
@@ -134,6 +136,8 @@ class Guest {
   struct Slot {
     void* ptr = nullptr;
     void (*del)(void*) = nullptr;
+    std::size_t elem = 0;  // element size and count (per-CPU slots: one per vCPU)
+    int n = 0;
   };
   static std::size_t next_slot_id();
   template <class P>
@@ -143,6 +147,8 @@ class Guest {
     if (s.ptr == nullptr) {
       s.ptr = new P[static_cast<std::size_t>(n)];
       s.del = [](void* p) { delete[] static_cast<P*>(p); };
+      s.elem = sizeof(P);
+      s.n = n;
     }
     return s.ptr;
   }

@@ -77,7 +77,7 @@ struct SimEnv {
         result = SpinResult::ready;
         break;
       }
-      if (period != 0 && i % period == 0 && check()) {
+      if (period != 0 && i % period == 0 && run_check(t, check)) {
         g.end_record(t);
         result = SpinResult::early;
         break;
@@ -147,6 +147,14 @@ struct SimEnv {
   }
 
  private:
+  template <class Check>
+  static bool run_check(Task& t, Check& check) {
+    t.in_check = true;
+    t.check_addr = nullptr;
+    const bool r = check();
+    t.in_check = false;
+    return r;
+  }
   template <class Cond, class Check>
   static SpinResult plain_spin(Cond& cond, SpinBudget& budget, std::uint32_t period, Check& check) {
     for (std::uint64_t i = 0; budget.iters > 0; ++i, --budget.iters) {

@@ -167,10 +167,10 @@ void Tracer::pcpu_switch(int pcpu, const Vcpu* next, const char* other, Time now
 }
 
 void Tracer::instant(const Vcpu& v, const char* name, Time now, const Vcpu* target,
-                     const char* detail) {
+                     const char* detail, const char* target_key) {
   if (!window_.contains(now)) return;
   std::string args;
-  if (target != nullptr) args = fmt::format(R"("to":"{}")", vcpu_name(*target));
+  if (target != nullptr) args = fmt::format(R"("{}":"{}")", target_key, vcpu_name(*target));
   if (detail != nullptr) args += fmt::format(R"({}"detail":"{}")", args.empty() ? "" : ",", detail);
   events_.push_back(Event{now, -1, vcpu_pid_[static_cast<std::size_t>(v.index)], v.id + 1, name,
                           std::move(args)});

@@ -57,9 +57,10 @@ class Tracer {
   // pCPU `pcpu` now runs `next`, or, when it is null, the host thread named `other`
   // ("housekeeping", "stress"; a string literal), or nothing (both null: idle).
   void pcpu_switch(int pcpu, const Vcpu* next, const char* other, Time now);
-  // An instant event on v's track; `target` (optional) is named in its args, `detail` too.
+  // An instant event on v's track; `target` (optional) is named in its args under
+  // `target_key` ("to", or "prev" for pv_wait_early), `detail` too.
   void instant(const Vcpu& v, const char* name, Time now, const Vcpu* target = nullptr,
-               const char* detail = nullptr);
+               const char* detail = nullptr, const char* target_key = "to");
 
   // ---- Output ------------------------------------------------------------------------------
   void write(std::ostream& out) const;
