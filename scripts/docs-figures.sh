@@ -24,8 +24,8 @@ seed000="experiments/seed000/ebizzy-3vm.toml --set vm[0].guest.wait_early=prev_h
 "$pv" run $seed000 --json --trace "$tmp/seed000.json" --trace-window 0.1:0.12 \
   > "$data/seed000-upstream-plain.json"
 tools/plot_trace.py cascades "$tmp/seed000.json" vm0 > "$data/seed000-cascades.txt"
-# The window of the largest burst of vm0, with 100 us before and 150 us after it.
-range=$(awk '$4 + 0 > best { best = $4 + 0; split($1, t, "-"); r = (t[1] - 100) " " (t[2] + 150) }
+# The first burst of vm0 with at least 10 vCPUs, with 100 us before and 150 us after it.
+range=$(awk '!r && $4 + 0 >= 10 { split($1, t, "-"); r = (t[1] - 100) " " (t[2] + 150) }
              END { print r }' "$data/seed000-cascades.txt")
 # shellcheck disable=SC2086
 tools/plot_trace.py vcpus "$tmp/seed000.json" vm0 $range "$fig/seed000-cascade.png" 24
