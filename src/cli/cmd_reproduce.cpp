@@ -99,7 +99,11 @@ void register_reproduce(CLI::App& app, Action& action) {
         fmt::print(f, "{}\n", j.dump(2));
         std::fclose(f);
         const std::string script = std::string(PVLOCK_SOURCE_DIR) + "/tools/plot.py";
-        const std::string cmdline = "/usr/bin/python3 '" + script + "' reproduce '" + tmp + "' '" + a.plot_dir + "'";
+        // The script lists the PNGs it wrote: on stderr, so that --json's stdout stays one
+        // JSON object; our own buffered stdout goes out first.
+        const std::string cmdline =
+            "/usr/bin/python3 '" + script + "' reproduce '" + tmp + "' '" + a.plot_dir + "' 1>&2";
+        std::fflush(stdout);
         if (std::system(cmdline.c_str()) != 0)
           fmt::print(stderr, "pvlock: plotting failed (is python3-matplotlib installed?)\n");
       }

@@ -1,14 +1,17 @@
 // `pvlock run SCENARIO.toml`: simulate one scenario and print its result (see sim/run.hpp).
 #include <fmt/core.h>
 
+#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "report/lockstat_text.hpp"
 #include "scenario/parse.hpp"
 #include "sim/run.hpp"
+#include "sim/trace/tracer.hpp"
 
 namespace pvlock::cli {
 namespace {
@@ -17,6 +20,9 @@ struct RunArgs {
   std::string path;
   std::vector<std::string> sets;
   bool json = false;
+  bool lockstat = false;
+  std::string trace_path;
+  std::string trace_window;
 };
 
 void print_text(const nlohmann::ordered_json& j) {
@@ -51,7 +57,13 @@ void register_run(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("run", "Simulate one scenario file");
   cmd->add_option("scenario", args->path, "Scenario TOML file")->required();
   cmd->add_option("--set", args->sets, "Override key.path=value (repeatable)");
-  cmd->add_flag("--json", args->json, "Print one JSON object");
+  cmd->add_flag("--json", args->json, "Print one JSON object (always has \"lockstat\")");
+  cmd->add_flag("--lockstat", args->lockstat,
+                "Print lock statistics per lock instance, like /proc/lock_stat");
+  cmd->add_option("--trace", args->trace_path,
+                  "Write a Chrome/Perfetto JSON timeline of pCPUs and vCPUs to this file");
+  cmd->add_option("--trace-window", args->trace_window,
+                  "START:END in seconds of simulated time kept in the trace (e.g. 0.1:0.12)");
   cmd->callback([args, &action] {
     action = [args] {
       scenario::Scenario sc;
@@ -60,18 +72,46 @@ void register_run(CLI::App& app, Action& action) {
       } catch (const scenario::ScenarioError& e) {
         throw UsageError(e.what());
       }
+      if (!args->trace_window.empty() && args->trace_path.empty())
+        throw UsageError("--trace-window needs --trace FILE");
+      std::unique_ptr<sim::trace::Tracer> tracer;
+      std::ofstream trace_out;
+      if (!args->trace_path.empty()) {
+        sim::trace::Window w;
+        if (!args->trace_window.empty()) {
+          try {
+            w = sim::trace::parse_window(args->trace_window);
+          } catch (const std::invalid_argument& e) {
+            throw UsageError(e.what());
+          }
+        }
+        // Opened before the run, so a bad path fails at once, not after a long simulation.
+        trace_out.open(args->trace_path, std::ios::binary | std::ios::trunc);
+        if (!trace_out) throw UsageError("--trace: cannot write '" + args->trace_path + "'");
+        tracer = std::make_unique<sim::trace::Tracer>(w);
+      }
       nlohmann::ordered_json j;
       try {
-        j = sim::run_to_json(sc);
+        j = sim::run_to_json(sc, tracer.get());
       } catch (const scenario::ScenarioError& e) {
         throw UsageError(e.what());
       } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
       }
-      if (args->json)
+      if (tracer) {
+        tracer->write(trace_out);
+        trace_out.close();
+        if (!trace_out) throw UsageError("--trace: writing '" + args->trace_path + "' failed");
+      }
+      if (args->json) {
         fmt::print("{}\n", j.dump(2));
-      else
+      } else {
         print_text(j);
+        if (args->lockstat) report::print_lockstat(j["lockstat"]);
+      }
+      if (tracer)
+        fmt::print(stderr, "trace: {} events written to {}\n", tracer->event_count(),
+                   args->trace_path);
       return kExitOk;
     };
   });

@@ -6,6 +6,7 @@
 
 #include "pvlock/lock/registry.hpp"
 #include "report/counters_json.hpp"
+#include "report/lockstat_json.hpp"
 #include "sim/guest/guest.hpp"
 #include "sim/guest/sim_env.hpp"
 #include "sim/host/kvm_platform.hpp"
@@ -31,7 +32,8 @@ std::string resolve_lock_name(const scenario::GuestSpec& g, bool host_pv_unhalt)
 }
 
 double run_scenario(const scenario::Scenario& sc,
-                    const std::function<void(Simulation&, std::vector<VmRun>&)>& inspect) {
+                    const std::function<void(Simulation&, std::vector<VmRun>&)>& inspect,
+                    trace::Tracer* tracer) {
   if (sc.vms.empty()) throw std::invalid_argument("scenario has no VM / guest");
   if (sc.machine.cpus() > kMaxCpus)
     throw std::invalid_argument("at most " + std::to_string(kMaxCpus) + " CPUs are supported");
@@ -61,6 +63,7 @@ double run_scenario(const scenario::Scenario& sc,
     for (int k = 0; k < spec.count; ++k, ++i)
       vms[i].workload = workload::make_workload(spec.workload, *vms[i].guest);
 
+  sim.set_tracer(tracer);
   const auto t0 = std::chrono::steady_clock::now();
   sim.run();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -121,19 +124,20 @@ nlohmann::ordered_json host_json(const HostCounters& c, const Simulation& sim, i
 
 }  // namespace
 
-nlohmann::ordered_json run_to_json(const scenario::Scenario& sc) {
+nlohmann::ordered_json run_to_json(const scenario::Scenario& sc, trace::Tracer* tracer) {
   nlohmann::ordered_json j;
   j["scenario"] = sc.name;
   j["seed"] = sc.run.seed;
   double wall = 0;
   std::uint64_t events = 0, steps = 0;
   double cpu = 0;
-  wall = run_scenario(sc, [&](Simulation& sim, std::vector<VmRun>& vms) {
+  const auto inspect = [&](Simulation& sim, std::vector<VmRun>& vms) {
     j["simulated_ns"] = sim.end_time();
     j["measured_ns"] = sim.end_time() - sim.measure_start();
     nlohmann::ordered_json vj = nlohmann::ordered_json::array();
     LockEventCounts total{};
     nlohmann::ordered_json prof = nlohmann::ordered_json::object();
+    nlohmann::ordered_json lockstat = nlohmann::ordered_json::object();
     for (VmRun& vm : vms) {
       nlohmann::ordered_json v;
       v["name"] = vm.name;
@@ -145,10 +149,12 @@ nlohmann::ordered_json run_to_json(const scenario::Scenario& sc) {
       vj.push_back(v);
       total += vm.guest->counters();
       prof[vm.name] = profile_json(*vm.guest);
+      lockstat[vm.name] = report::lockstat_json(vm.guest->lock_stats());
     }
     j["vms"] = vj;
     j["counters"] = report::counters_json(total);
     j["profile"] = prof;
+    j["lockstat"] = lockstat;
     if (const auto* kvm = dynamic_cast<const KvmPlatform*>(&sim.platform())) {
       j["host"] = host_json(kvm->counters(), sim, sim.vcpu_count());
       for (std::size_t k = 0; k < vms.size(); ++k)
@@ -157,7 +163,8 @@ nlohmann::ordered_json run_to_json(const scenario::Scenario& sc) {
     events = sim.events();
     steps = sim.inline_steps();
     cpu = sim.run_cpu_seconds();
-  });
+  };
+  wall = run_scenario(sc, inspect, tracer);
   j["perf"] = {{"wall_s", wall},
                {"events", events},
                {"inline_steps", steps},

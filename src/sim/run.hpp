@@ -16,6 +16,9 @@ namespace pvlock::sim {
 
 class Simulation;
 class Guest;
+namespace trace {
+class Tracer;
+}
 
 struct VmRun {
   std::string name;
@@ -30,11 +33,14 @@ std::string resolve_lock_name(const scenario::GuestSpec& g, bool host_pv_unhalt)
 // Builds and runs the simulation of `sc`; `inspect` sees it after the run, before teardown.
 // Returns the wall-clock seconds the run took. Throws scenario::ScenarioError for invalid
 // workload parameters and std::invalid_argument for an unknown lock or unsupported setup.
+// A non-null `tracer` records the run's timeline (sim/trace/tracer.hpp).
 double run_scenario(const scenario::Scenario& sc,
-                    const std::function<void(Simulation&, std::vector<VmRun>&)>& inspect);
+                    const std::function<void(Simulation&, std::vector<VmRun>&)>& inspect,
+                    trace::Tracer* tracer = nullptr);
 
-// {"scenario", "seed", "simulated_ns", "vms": [...], "counters", "profile", "perf"}; every
-// field except "perf" is a deterministic function of the scenario and its seed.
-nlohmann::ordered_json run_to_json(const scenario::Scenario& sc);
+// {"scenario", "seed", "simulated_ns", "vms": [...], "counters", "profile", "lockstat",
+// "host", "perf"}; every field except "perf" is a deterministic function of the scenario and
+// its seed. "lockstat" maps each VM to its lock instances' /proc/lock_stat rows.
+nlohmann::ordered_json run_to_json(const scenario::Scenario& sc, trace::Tracer* tracer = nullptr);
 
 }  // namespace pvlock::sim

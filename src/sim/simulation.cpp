@@ -5,6 +5,7 @@
 #include "sim/bare_metal.hpp"
 #include "sim/context.hpp"
 #include "sim/guest/guest.hpp"
+#include "sim/trace/tracer.hpp"
 
 namespace pvlock::sim {
 
@@ -65,12 +66,14 @@ void Simulation::vcpu_stop(Vcpu& v) {
   v.run_accum += now_ - v.run_since;
   v.running = false;
   cancel_resume(v);
+  if (tracer_ != nullptr) tracer_->vcpu_update(v, now_);
 }
 
 void Simulation::vcpu_start(Vcpu& v) {
   if (v.running) return;
   v.running = true;
   v.run_since = now_;
+  if (tracer_ != nullptr) tracer_->vcpu_update(v, now_);
   // Whatever the vCPU was doing continues; a wait re-arms itself from its running-time
   // target, an idle or halted vCPU stays halted until an interrupt or kick.
   if (!v.halted) schedule_resume(v, now_);
@@ -81,6 +84,7 @@ void Simulation::run() {
   const double cpu0 = thread_cpu_seconds();
   tl_ctx = Context{this, nullptr};
   resumes_.resize(vcpus_.size());
+  if (tracer_ != nullptr) tracer_->attach(*this);  // before the host's first switches
   platform_->attach(*this);
   queue_.push(measure_start_, EventKind::warmup_end, 0, 0);
   queue_.push(end_, EventKind::run_end, 0, 0);
@@ -112,6 +116,7 @@ void Simulation::run() {
     dispatch(e);
   }
   for (auto& g : guests_) g->finish_stats();
+  if (tracer_ != nullptr) tracer_->finish(now_);
   tl_ctx = saved;
   run_cpu_s_ = thread_cpu_seconds() - cpu0;
 }

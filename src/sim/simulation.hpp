@@ -20,6 +20,9 @@ namespace pvlock::sim {
 class Guest;
 struct Task;
 struct Vcpu;
+namespace trace {
+class Tracer;
+}
 
 class Simulation {
  public:
@@ -49,6 +52,10 @@ class Simulation {
   std::vector<std::unique_ptr<Guest>>& guests() { return guests_; }
   Vcpu& vcpu(int index) { return *vcpus_[static_cast<std::size_t>(index)]; }
   int vcpu_count() const { return static_cast<int>(vcpus_.size()); }
+  // The timeline tracer (sim/trace/), or null when tracing is off: every hook tests it.
+  // Set before run(); not owned.
+  void set_tracer(trace::Tracer* t) { tracer_ = t; }
+  trace::Tracer* tracer() const { return tracer_; }
 
   // ---- vCPU progress (used by guests and the platform) ---------------------------------
   // The vCPU's current context continues at `at` (any earlier pending resume is cancelled).
@@ -95,6 +102,7 @@ class Simulation {
   double run_cpu_s_ = 0;
   std::uint64_t inline_steps_ = 0;
   bool stop_ = false;
+  trace::Tracer* tracer_ = nullptr;
 };
 
 }  // namespace pvlock::sim

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pvlock/lock/registry.hpp"
+#include "pvlock/stat/lock_stat.hpp"
 #include "scenario/parse.hpp"
 #include "sim/guest/sim_env.hpp"
 #include "workload/guest_api.hpp"
@@ -36,6 +37,10 @@ class Ebizzy final : public Workload {
     records_.assign(static_cast<std::size_t>(n), 0);
     csd_.reserve(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) csd_.push_back(std::make_unique<Csd>());
+    locks_->zone.stat.name = "ebizzy.zone";
+    locks_->lru.stat.name = "ebizzy.lru";
+    g.register_lock_stat(locks_->zone.stat);
+    g.register_lock_stat(locks_->lru.stat);
     for (int i = 0; i < n; ++i)
       g.create_task("ebizzy/" + std::to_string(i), i % g.vcpu_count(), [this, i] { body(i); });
   }
@@ -56,6 +61,7 @@ class Ebizzy final : public Workload {
  private:
   struct alignas(64) LockHolder {
     Spinlock lock;
+    LockStat stat;
   };
   // The initiator's call_single_data: targets count it down as they run the handler.
   struct alignas(64) Csd {
@@ -66,11 +72,11 @@ class Ebizzy final : public Workload {
     // spin_lock_irqsave(&zone->lock) / lruvec lock: IRQs off while waiting and holding.
     api::irq_disable();
     api::set_symbol(sim::Sym::lock_ops);
-    l.lock.lock();
+    const std::int64_t stamp = stat_lock<Env>(l.lock, l.stat);
     api::set_symbol(sim::Sym::kernel);
     api::compute(api::sample(hold));
     api::set_symbol(sim::Sym::lock_ops);
-    l.lock.unlock();
+    stat_unlock<Env>(l.lock, l.stat, stamp);
     api::set_symbol(sim::Sym::kernel);
     api::irq_enable();
   }

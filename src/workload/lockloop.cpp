@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "pvlock/lock/registry.hpp"
+#include "pvlock/stat/lock_stat.hpp"
 #include "scenario/parse.hpp"
 #include "sim/guest/sim_env.hpp"
 #include "workload/guest_api.hpp"
@@ -24,6 +25,8 @@ template <class L>
 class LockLoop final : public Workload {
  public:
   LockLoop(const LockLoopParams& p, sim::Guest& g) : p_(p), guest_(g) {
+    lock_->stat.name = "lockloop.lock";
+    g.register_lock_stat(lock_->stat);
     const int n = g.vcpu_count() * p.tasks_per_vcpu;
     ops_.assign(static_cast<std::size_t>(n), 0);
     for (int i = 0; i < n; ++i) {
@@ -55,11 +58,12 @@ class LockLoop final : public Workload {
       api::compute(api::sample(p_.compute));
       if (p_.irqs_off) api::irq_disable();
       api::set_symbol(sim::Sym::lock_ops);
-      lock_->lock.lock();
+      // Through the lock_stat wrapper (LOCK_CONTENDED): spin_lock, mutex_lock or down_write.
+      const std::int64_t stamp = stat_lock<sim::SimEnv>(lock_->lock, lock_->stat);
       api::set_symbol(sim::Sym::workload);
       api::compute(api::sample(p_.hold));
       api::set_symbol(sim::Sym::lock_ops);
-      lock_->lock.unlock();
+      stat_unlock<sim::SimEnv>(lock_->lock, lock_->stat, stamp);
       api::set_symbol(sim::Sym::workload);
       if (p_.irqs_off) api::irq_enable();
       if (api::measuring()) ++ops_[static_cast<std::size_t>(i)];
@@ -70,6 +74,7 @@ class LockLoop final : public Workload {
   // unrelated hot data.
   struct alignas(64) Holder {
     L lock;
+    LockStat stat;
   };
   LockLoopParams p_;
   sim::Guest& guest_;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "pvlock/lock/registry.hpp"
+#include "pvlock/stat/lock_stat.hpp"
 #include "scenario/parse.hpp"
 #include "sim/guest/sim_env.hpp"
 #include "workload/guest_api.hpp"
@@ -29,7 +30,11 @@ class Messaging final : public Workload {
   Messaging(const MessagingParams& p, sim::Guest& g) : p_(p), guest_(g) {
     const int pipes = p.groups * p.receivers;
     pipes_.reserve(static_cast<std::size_t>(pipes));
-    for (int i = 0; i < pipes; ++i) pipes_.push_back(std::make_unique<Pipe>());
+    for (int i = 0; i < pipes; ++i) {
+      pipes_.push_back(std::make_unique<Pipe>());
+      pipes_.back()->stat.name = "messaging.pipe_mutex[" + std::to_string(i) + "]";
+      g.register_lock_stat(pipes_.back()->stat);
+    }
     for (auto& pipe : pipes_) pipe->blocked_writers.reserve(static_cast<std::size_t>(p.senders));
     received_.assign(static_cast<std::size_t>(pipes), 0);
     // Tasks are spread over the vCPUs in creation order (fork() + the scheduler's balancing).
@@ -61,11 +66,17 @@ class Messaging final : public Workload {
  private:
   struct alignas(64) Pipe {
     Mutex mutex;
+    LockStat stat;
+    std::int64_t stamp = 0;  // hold stamp of the current holder (lock_stat's held_lock)
     // Protected by the mutex (plain: only touched by the holder).
     int count = 0;
     sim::Task* waiting_reader = nullptr;
     std::vector<sim::Task*> blocked_writers;
   };
+
+  // pipe_lock()/pipe_unlock(): mutex_lock/mutex_unlock through the lock_stat wrapper.
+  static void lock(Pipe& p) { p.stamp = stat_lock<Env>(p.mutex, p.stat); }
+  static void unlock(Pipe& p) { stat_unlock<Env>(p.mutex, p.stat, p.stamp); }
 
   void sender(int grp) {
     for (;;) {
@@ -73,19 +84,19 @@ class Messaging final : public Workload {
         Pipe& pipe = *pipes_[static_cast<std::size_t>(grp * p_.receivers + r)];
         api::compute(api::sample(p_.send_compute));  // syscall entry, copy from user
         for (;;) {
-          pipe.mutex.lock();
+          lock(pipe);
           if (pipe.count < p_.capacity) break;
           // pipe_write(): full -> sleep on the pipe's wait queue until a reader drains it.
           pipe.blocked_writers.push_back(&Env::self());
           Env::prepare_block();
-          pipe.mutex.unlock();
+          unlock(pipe);
           Env::block();
         }
         api::compute(api::sample(p_.send_hold));  // copy into the pipe buffer
         ++pipe.count;
         sim::Task* reader = pipe.waiting_reader;
         pipe.waiting_reader = nullptr;
-        pipe.mutex.unlock();
+        unlock(pipe);
         if (reader != nullptr) Env::wake(reader);
       }
     }
@@ -95,13 +106,13 @@ class Messaging final : public Workload {
     Pipe& pipe = *pipes_[static_cast<std::size_t>(index)];
     for (;;) {
       api::compute(api::sample(p_.recv_compute));
-      pipe.mutex.lock();
+      lock(pipe);
       if (pipe.count == 0) {
         // pipe_read(): empty -> wait_event on the pipe; set our state before dropping the
         // mutex so a writer's wake cannot be lost.
         pipe.waiting_reader = &Env::self();
         Env::prepare_block();
-        pipe.mutex.unlock();
+        unlock(pipe);
         Env::block();
         continue;
       }
@@ -112,7 +123,7 @@ class Messaging final : public Workload {
         writer = pipe.blocked_writers.back();
         pipe.blocked_writers.pop_back();
       }
-      pipe.mutex.unlock();
+      unlock(pipe);
       if (writer != nullptr) Env::wake(writer);
       if (api::measuring()) ++received_[static_cast<std::size_t>(index)];
     }

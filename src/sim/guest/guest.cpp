@@ -7,6 +7,7 @@
 #include "sim/context.hpp"
 #include "sim/engine/rng.hpp"
 #include "sim/simulation.hpp"
+#include "sim/trace/tracer.hpp"
 
 namespace pvlock::sim {
 
@@ -85,6 +86,7 @@ void Guest::start() {
 void Guest::reset_stats() {
   counters_ = LockEventCounts{};
   profile_.reset();
+  for (LockStat* s : lock_stats_) s->reset();
 }
 
 void Guest::add_interval(Sym s, Time since) {
@@ -147,9 +149,26 @@ void Guest::after_task_exit(Vcpu& v) {
     v.halted = true;
     v.idle_since = sim_.now();
   }
+  trace_vcpu(v);
+}
+
+int Guest::per_cpu_owner(const void* p) const {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  for (const Slot& s : slots_) {
+    if (s.ptr == nullptr || s.n != vcpu_count()) continue;
+    const auto base = reinterpret_cast<std::uintptr_t>(s.ptr);
+    if (a >= base && a < base + s.elem * static_cast<std::size_t>(s.n))
+      return static_cast<int>((a - base) / s.elem);
+  }
+  return -1;
+}
+
+void Guest::trace_vcpu(Vcpu& v) {
+  if (trace::Tracer* tr = sim_.tracer()) tr->vcpu_update(v, sim_.now());
 }
 
 void Guest::dispatch(Vcpu& v) {
+  trace_vcpu(v);
   if (v.curr != nullptr) {
     resume_task(*v.curr);
     return;
@@ -161,11 +180,13 @@ void Guest::dispatch(Vcpu& v) {
   if (v.curr == nullptr) {
     v.halted = true;
     v.idle_since = sim_.now();
+    trace_vcpu(v);
     sim_.platform().halt(v);
     return;
   }
   v.halted = false;
   v.slice_start = sim_.now();
+  trace_vcpu(v);
   resume_task(*v.curr);
 }
 
@@ -255,6 +276,16 @@ void Guest::compute(Task& t, Time ns) {
 
 void Guest::count(Task& t, LockEvent e, std::uint64_t n) {
   counters_[e] += n;
+  // pv_wait_early(): the decision to halt without spinning because prev is not running;
+  // the predecessor is the owner of the MCS node the check read (prev->state).
+  if (e == LockEvent::pv_wait_early)
+    if (trace::Tracer* tr = sim_.tracer()) {
+      const int prev = per_cpu_owner(t.check_addr);
+      const Vcpu* pv = prev >= 0 ? &vcpu(prev) : nullptr;
+      const char* state = nullptr;  // what prev's vCPU is doing now
+      if (pv != nullptr) state = pv->halted ? "halted" : pv->running ? "running" : "preempted";
+      tr->instant(*t.vcpu, "pv_wait_early", sim_.now(), pv, state, "prev");
+    }
   if (!t.recording) return;
   if (t.rec_count_n < kMaxRecordedCounts)
     t.rec_counts[static_cast<std::size_t>(t.rec_count_n++)] = {e, n};
@@ -393,6 +424,7 @@ void Guest::schedule(Task& t) {
     v.halted = true;
     v.idle_since = sim_.now();
     sim_.cancel_resume(v);
+    trace_vcpu(v);
     sim_.platform().halt(v);
   }
   yield(t);
@@ -454,6 +486,10 @@ void Guest::pv_wait(Task& t, const SimAtomic<std::uint8_t>* ptr, std::uint8_t va
   v.halt_for_pv = true;
   v.halt_since = sim_.now();
   sim_.cancel_resume(v);
+  if (trace::Tracer* tr = sim_.tracer()) {
+    tr->instant(v, "halt", sim_.now(), nullptr, "pv_wait");
+    tr->vcpu_update(v, sim_.now());
+  }
   const double cost = sim_.platform().halt(v);
   while (v.halted) yield(t);
   v.halt_for_pv = false;
@@ -462,6 +498,7 @@ void Guest::pv_wait(Task& t, const SimAtomic<std::uint8_t>* ptr, std::uint8_t va
 }
 
 void Guest::pv_kick(Task& t, int cpu) {
+  if (trace::Tracer* tr = sim_.tracer()) tr->instant(*t.vcpu, "pv_kick", sim_.now(), &vcpu(cpu));
   charge(t, sim_.platform().kick(*t.vcpu, vcpu(cpu)), Sym::lock_ops);
 }
 

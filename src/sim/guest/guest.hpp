@@ -20,6 +20,7 @@
 
 #include "pvlock/env/lock_events.hpp"
 #include "pvlock/lock/policy.hpp"
+#include "pvlock/stat/lock_stat.hpp"
 #include "scenario/scenario.hpp"
 #include "sim/engine/time.hpp"
 #include "sim/guest/profile.hpp"
@@ -54,7 +55,11 @@ class Guest {
   std::vector<std::unique_ptr<Task>>& tasks() { return tasks_; }
   LockEventCounts& counters() { return counters_; }
   Profile& profile() { return profile_; }
-  // Start of the measured window: counters and profile restart.
+  // Lock statistics (/proc/lock_stat) of this kernel's lock instances: workloads register
+  // each instance's LockStat at set-up, so the run needs no allocation to collect them.
+  void register_lock_stat(LockStat& s) { lock_stats_.push_back(&s); }
+  const std::vector<LockStat*>& lock_stats() const { return lock_stats_; }
+  // Start of the measured window: counters, profile and lock statistics restart.
   void reset_stats();
   // End of the run: attribute open idle/halt intervals.
   void finish_stats();
@@ -72,6 +77,10 @@ class Guest {
   Time wait(Task& t, Time ns, bool watchable);
   void compute(Task& t, Time ns);
   void count(Task& t, LockEvent e, std::uint64_t n);
+  // The timeline tracer's hook (sim/trace/): v's state may have changed. No-op when off.
+  void trace_vcpu(Vcpu& v);
+  // The vCPU whose per-CPU object (e.g. a qspinlock MCS node) holds address p, or -1.
+  int per_cpu_owner(const void* p) const;
 
   // ---- Task side: lazy spinning -------------------------------------------------------------
   void begin_record(Task& t);
@@ -127,6 +136,8 @@ class Guest {
   struct Slot {
     void* ptr = nullptr;
     void (*del)(void*) = nullptr;
+    std::size_t elem = 0;  // element size and count (per-CPU slots: one per vCPU)
+    int n = 0;
   };
   static std::size_t next_slot_id();
   template <class P>
@@ -136,6 +147,8 @@ class Guest {
     if (s.ptr == nullptr) {
       s.ptr = new P[static_cast<std::size_t>(n)];
       s.del = [](void* p) { delete[] static_cast<P*>(p); };
+      s.elem = sizeof(P);
+      s.n = n;
     }
     return s.ptr;
   }
@@ -161,6 +174,7 @@ class Guest {
   std::vector<Slot> slots_;
   LockEventCounts counters_{};
   Profile profile_;
+  std::vector<LockStat*> lock_stats_;
 };
 
 }  // namespace pvlock::sim

@@ -16,6 +16,7 @@ void load(const void* addr) {
   const std::uint64_t key = line_key(addr);
   if (t->recording) {
     // Inside a spin condition: no yield; remember the line so the spinner can sleep on it.
+    if (t->in_check && t->check_addr == nullptr) t->check_addr = addr;
     Line& l = coh.line(key);
     g.record_line(*t, key, l.version);
     g.charge(*t, coh.load(l, t->vcpu->pcpu));

@@ -60,6 +60,7 @@ struct SimEnv {
     const Sym sym = spin_sym(site);
     const Sym saved = t.sym;
     t.sym = sym;
+    g.trace_vcpu(*t.vcpu);  // the vCPU's timeline shows the spin (no-op without a tracer)
     SpinResult result = SpinResult::timeout;
     for (std::uint64_t i = 0;;) {
       if (budget.iters == 0) {
@@ -76,7 +77,7 @@ struct SimEnv {
         result = SpinResult::ready;
         break;
       }
-      if (period != 0 && i % period == 0 && check()) {
+      if (period != 0 && i % period == 0 && run_check(t, check)) {
         g.end_record(t);
         result = SpinResult::early;
         break;
@@ -100,6 +101,7 @@ struct SimEnv {
       i += done;
     }
     t.sym = saved;
+    g.trace_vcpu(*t.vcpu);
     return result;
   }
 
@@ -145,6 +147,14 @@ struct SimEnv {
   }
 
  private:
+  template <class Check>
+  static bool run_check(Task& t, Check& check) {
+    t.in_check = true;
+    t.check_addr = nullptr;
+    const bool r = check();
+    t.in_check = false;
+    return r;
+  }
   template <class Cond, class Check>
   static SpinResult plain_spin(Cond& cond, SpinBudget& budget, std::uint32_t period, Check& check) {
     for (std::uint64_t i = 0; budget.iters > 0; ++i, --budget.iters) {

@@ -68,6 +68,11 @@ struct Task {
   Time spin_pre = 0;
   double spin_per_iter = 0;
 
+  // The first address a spin loop's periodic check read (pv_wait_early reads prev->state
+  // first): lets the tracer name the predecessor a wait-early decision looked at.
+  bool in_check = false;
+  const void* check_addr = nullptr;
+
   bool preemptible() const { return preempt_count == 0 && !irqs_off; }
 };
 

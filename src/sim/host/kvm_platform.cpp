@@ -7,6 +7,7 @@
 #include "sim/guest/guest.hpp"
 #include "sim/host/directed_yield.hpp"
 #include "sim/simulation.hpp"
+#include "sim/trace/tracer.hpp"
 
 namespace pvlock::sim {
 
@@ -143,6 +144,13 @@ void KvmPlatform::housekeeping_event(int pcpu, Timer kind) {
 
 void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, bool prev_runnable,
                             std::int64_t now) {
+  trace::Tracer* tr = sim_->tracer();
+  if (tr != nullptr) {
+    const bool hk = static_cast<std::size_t>(pcpu) < hk_thread_.size() &&
+                    hk_thread_[static_cast<std::size_t>(pcpu)] == next;
+    const char* other = next == host::kIdle ? nullptr : hk ? "housekeeping" : "stress";
+    tr->pcpu_switch(pcpu, vcpu_of(next), other, now);
+  }
   if (Vcpu* v = vcpu_of(prev)) {
     VcpuState& s = st(*v);
     sim_->vcpu_stop(*v);
@@ -157,6 +165,13 @@ void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, 
       s.ready = true;
       s.runnable_since = now;
       v->steal.preempted.hw_store(1);
+      if (tr != nullptr) {
+        // The same classification as the lock-holder/waiter preemption counters below.
+        const char* why = s.spinning ? "lock waiter" : "other";
+        if (!s.spinning && v->curr != nullptr && v->curr->preempt_count > 0) why = "lock holder";
+        tr->instant(*v, "preempt", now, nullptr, why);
+        tr->vcpu_off_reason(*v, trace::OffReason::preempted, now);
+      }
       if (measuring_) {
         ++counters_.preemptions;
         ++gc(*v).preemptions;
@@ -194,6 +209,7 @@ void KvmPlatform::wake_vcpu(Vcpu& v) {
   // "ready", i.e. a directed-yield candidate, until it runs.
   if (sc_.host->kvm.irq_boost) s.ready = true;
   s.runnable_since = now;
+  if (trace::Tracer* tr = sim_->tracer()) tr->vcpu_off_reason(v, trace::OffReason::woken, now);
   sched_->wake(s.thread, now);
   // A vCPU of another thread still halt-polling on that pCPU stops polling now
   // (kvm_vcpu_halt polls only while single_task_running()).
@@ -336,6 +352,9 @@ host::YieldResult KvmPlatform::directed_yield(Vcpu& from, Vcpu& to, std::uint64_
     return host::YieldResult::single_tasks;
   if (!sched_->yield_to(f, t, sim_->now())) return host::YieldResult::failed;
   ++done;
+  if (trace::Tracer* tr = sim_->tracer())
+    tr->instant(from, "yield_to", sim_->now(), &to,
+                &tried == &counters_.kick_yields_tried ? "kick_boost" : "kvm_vcpu_on_spin");
   return host::YieldResult::yielded;
 }
 
@@ -434,12 +453,15 @@ void KvmPlatform::on_event(const Event& e) {
       if (!s.spinning || !v.running) return;
       ++counters_.exits_ple;
       ++gc(v).exits_ple;
+      if (trace::Tracer* tr = sim_->tracer()) tr->instant(v, "PLE exit", now);
       // grow_ple_window(): each exit doubles the window (up to the maximum).
       s.ple_window = std::min(s.ple_window * hs.kvm.ple_window_grow, hs.kvm.ple_window_max_cycles);
       kvm_vcpu_on_spin(v);
       if (sched_->running(s.thread) && v.running) {
         // No yield: the exit itself costs the vCPU a round trip, then the spin goes on.
         sim_->vcpu_stop(v);
+        if (trace::Tracer* tr = sim_->tracer())
+          tr->vcpu_off_reason(v, trace::OffReason::ple_exit, now);
         s.pending_wake = true;
         s.exit_return = true;
         arm_timer(v, now + round_ns(sc_.costs.vmexit_ns), kWake);

@@ -1,0 +1,56 @@
+#!/bin/sh
+# Regenerates the figures and numbers of docs/seeds/ from the built tool:
+#   scripts/docs-figures.sh [BUILD_DIR]        (default: build)
+# Writes docs/seeds/fig/seedNNN.png (published vs simulated, tools/plot.py),
+# docs/seeds/fig/seed000-cascade.png and seed001-kick-boost.png (vCPU timelines,
+# tools/plot_trace.py) and docs/seeds/data/ (the JSON the docs quote). Needs
+# python3-matplotlib. Takes a few minutes on two cores.
+set -eu
+cd "$(dirname "$0")/.."
+pv=${1:-build}/pvlock
+fig=docs/seeds/fig
+data=docs/seeds/data
+mkdir -p "$fig" "$data"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Every experiment, quick variant (the same cells as `pvlock reproduce --quick`).
+"$pv" reproduce --quick --json --plot "$tmp/plots" > "$data/reproduce-quick.json"
+cp "$tmp"/plots/seed00*.png "$fig/"
+
+# Seed 000: the plain host with the upstream (2017) wait-early rule; a 20 ms trace window.
+seed000="experiments/seed000/ebizzy-3vm.toml --set vm[0].guest.wait_early=prev_halted_or_preempted"
+# shellcheck disable=SC2086
+"$pv" run $seed000 --json --trace "$tmp/seed000.json" --trace-window 0.1:0.12 \
+  > "$data/seed000-upstream-plain.json"
+tools/plot_trace.py cascades "$tmp/seed000.json" vm0 > "$data/seed000-cascades.txt"
+# The first burst of vm0 with at least 10 vCPUs, with 100 us before and 150 us after it.
+range=$(awk '!r && $4 + 0 >= 10 { split($1, t, "-"); r = (t[1] - 100) " " (t[2] + 150) }
+             END { print r }' "$data/seed000-cascades.txt")
+# shellcheck disable=SC2086
+tools/plot_trace.py vcpus "$tmp/seed000.json" vm0 $range "$fig/seed000-cascade.png" 24
+# The same guest with the reverted rule, for the counters.
+"$pv" run experiments/seed000/ebizzy-3vm.toml --json > "$data/seed000-revert-plain.json"
+
+# Seed 001: 2 VMs with and without the kick boost (irq_boost on, as in the experiment).
+seed001="experiments/seed001/ebizzy.toml --set vm[0].count=2"
+# shellcheck disable=SC2086
+"$pv" run $seed001 --set host.kvm.kick_boost=true --json --trace "$tmp/seed001.json" \
+  --trace-window 0.1:0.105 > "$data/seed001-2vm-boost.json"
+# shellcheck disable=SC2086
+"$pv" run $seed001 --set host.kvm.kick_boost=false --json > "$data/seed001-2vm-vanilla.json"
+tools/plot_trace.py vcpus "$tmp/seed001.json" vm0 100000 100400 "$fig/seed001-kick-boost.png" 16
+
+# Seeds 002-004: the cells' runs with lock_stat and profile (the experiments' quick windows).
+for v in true false; do
+  "$pv" run experiments/seed002/lock2-pinned.toml --set vm[0].guest.lock=qspinlock \
+    --set vm[0].guest.virt_spin_lock=$v --set run.duration_ms=4 --set run.warmup_ms=1 \
+    --json > "$data/seed002-virt_spin_lock-$v.json"
+  "$pv" run experiments/seed003/messaging.toml --set vm[0].guest.break_on_prev_preempted=$v \
+    --set run.duration_ms=40 --set run.warmup_ms=5 --json > "$data/seed003-break-$v.json"
+done
+for ns in 30 8; do
+  "$pv" run experiments/seed004/fio.toml --set vm[0].guest.vcpu_is_preempted_ns=$ns \
+    --set run.duration_ms=20 --set run.warmup_ms=4 --json > "$data/seed004-vip-$ns.json"
+done
+echo "figures in $fig, data in $data"

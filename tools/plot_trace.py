@@ -1,0 +1,147 @@
+#!/usr/bin/python3
+"""Charts and summaries of a `pvlock run --trace` file (python3-matplotlib, Agg backend).
+
+  plot_trace.py cascades TRACE.json [VM]            lists bursts of pv_wait_early (>= 3
+                                                   vCPUs of one VM within 50 us): the
+                                                   seed-000 cascade; each decision with the
+                                                   predecessor it looked at and its state
+  plot_trace.py vcpus TRACE.json VM START END OUT.png [N]
+                                                   the vCPU tracks of VM between START and
+                                                   END (us of simulated time), the N (default
+                                                   16) vCPUs with the most pv_wait_early /
+                                                   halt / kick events there, coloured by state
+"""
+import json
+import sys
+from collections import defaultdict
+
+
+def load(path):
+    with open(path) as f:
+        trace = json.load(f)
+    vm_pid = {}
+    events = []
+    for e in trace["traceEvents"]:
+        if e["ph"] == "M":
+            if e["name"] == "process_name":
+                vm_pid[e["args"]["name"].split(" ")[0]] = e["pid"]
+            continue
+        events.append(e)
+    return vm_pid, events
+
+
+def cascades(path, vm=None, gap_us=50.0, min_len=3):
+    vm_pid, events = load(path)
+    names = {pid: name for name, pid in vm_pid.items()}
+    early = defaultdict(list)
+    for e in events:
+        if e["ph"] == "i" and e["name"] == "pv_wait_early":
+            if vm is None or names.get(e["pid"]) == vm:
+                args = e.get("args", {})
+                early[e["pid"]].append((e["ts"], e["tid"] - 1, args.get("prev", "?"),
+                                        args.get("detail", "?")))
+    rows = []
+    for pid, evs in sorted(early.items()):
+        evs.sort()
+        burst = [evs[0]]
+        for ev in evs[1:] + [(float("inf"), -1, "", "")]:
+            if ev[0] - burst[-1][0] <= gap_us:
+                burst.append(ev)
+                continue
+            cpus = sorted({b[1] for b in burst})
+            if len(cpus) >= min_len:
+                rows.append((burst[0][0], burst[-1][0], names[pid], cpus, burst))
+            burst = [ev]
+    return rows
+
+
+STATE_COLOURS = [
+    ("halted (pv_wait)", "#c44e52"),
+    ("idle (HLT)", "#dddddd"),
+    ("preempted", "#555555"),
+    ("woken, waiting for pCPU", "#8172b2"),
+    ("PLE exit", "#937860"),
+    ("VM entry", "#937860"),
+    ("spin: ", "#dd8452"),
+    ("", "#55a868"),  # running a task
+]
+
+
+def colour(name):
+    for prefix, c in STATE_COLOURS:
+        if name.startswith(prefix):
+            return c
+    return "#55a868"
+
+
+def plot_vcpus(path, vm, start, end, out, n=16):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    vm_pid, events = load(path)
+    if vm not in vm_pid:
+        raise SystemExit(f"plot_trace.py: no VM '{vm}' in {path} (have {sorted(vm_pid)})")
+    pid = vm_pid[vm]
+    mine = [e for e in events if e["pid"] == pid and e["ts"] < end and e["ts"] + e.get("dur", 0) > start]
+    activity = defaultdict(int)
+    for e in mine:
+        if e["ph"] == "i" and e["name"] in ("pv_wait_early", "halt", "pv_kick"):
+            activity[e["tid"]] += 1
+    tids = sorted(sorted(activity, key=lambda t: -activity[t])[:n])
+    if not tids:
+        raise SystemExit("plot_trace.py: no pv_wait_early/halt/pv_kick events in that range")
+    row = {t: i for i, t in enumerate(tids)}
+    fig, ax = plt.subplots(figsize=(13, 0.38 * len(tids) + 1.6))
+    for e in mine:
+        if e["tid"] not in row:
+            continue
+        y = row[e["tid"]]
+        if e["ph"] == "X":
+            a = max(e["ts"], start)
+            b = min(e["ts"] + e["dur"], end)
+            ax.barh(y, b - a, left=a, height=0.7, color=colour(e["name"]), linewidth=0)
+        elif e["name"] == "pv_wait_early":
+            ax.plot(e["ts"], y, "v", color="black", markersize=6)
+        elif e["name"] == "pv_kick":
+            ax.plot(e["ts"], y, "^", color="#1f77b4", markersize=6)
+        elif e["name"] == "preempt":
+            ax.plot(e["ts"], y, "x", color="black", markersize=6)
+    ax.set_yticks(range(len(tids)))
+    ax.set_yticklabels([f"{vm}/vcpu{t - 1}" for t in tids], fontsize=7)
+    ax.set_xlim(start, end)
+    ax.set_xlabel("simulated time (us)")
+    ax.invert_yaxis()
+    legend = [Patch(color=c, label=(p or "running task").strip(": ")) for p, c in STATE_COLOURS
+              if p not in ("VM entry",)]
+    legend += [plt.Line2D([], [], marker=m, color=c, linestyle="", label=l) for m, c, l in
+               (("v", "black", "pv_wait_early"), ("^", "#1f77b4", "pv_kick (sender)"),
+                ("x", "black", "preempted by host"))]
+    ax.legend(handles=legend, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.set_title(f"{vm}: vCPU states {start:.0f}-{end:.0f} us", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return [out]
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[1] == "cascades":
+        for a, b, vm, cpus, burst in cascades(argv[2], argv[3] if len(argv) > 3 else None):
+            print(f"{a:.3f}-{b:.3f} us  {vm}  {len(cpus)} vCPUs wait early: {cpus}")
+            for ts, cpu, prev, state in burst:
+                print(f"    {ts:.3f}  {vm}/vcpu{cpu} <- prev {prev} ({state})")
+        return 0
+    if len(argv) >= 7 and argv[1] == "vcpus":
+        n = int(argv[7]) if len(argv) > 7 else 16
+        for p in plot_vcpus(argv[2], argv[3], float(argv[4]), float(argv[5]), argv[6], n):
+            print(p)
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
