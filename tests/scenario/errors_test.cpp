@@ -35,7 +35,7 @@ const BrokenCase kCases[] = {
     {"run_not_table", "run = 5\n[workload]\ntype = \"x\"\n",
      "t.toml:1:7: run: expected a table, got an integer"},
     {"watchdog_negative", "[run]\nwatchdog_ms = -1\n[workload]\ntype = \"x\"\n",
-     "t.toml:2:15: run.watchdog_ms: must be between 0 and 1e+07, got -1"},
+     "t.toml:2:15: run.watchdog_ms: must be between 0 and 10000000, got -1"},
     {"faults_unknown_key", "[workload]\ntype = \"x\"\n[faults]\ndrop = 0.1\n",
      "t.toml:4:1: faults.drop: unknown key 'drop' in [faults]; known: drop_kick, kick_delay_ns, "
      "spurious_wakeup, ipi_delay_ns, preempt_holder_after_acquire, preempt_queue_head"},
