@@ -43,6 +43,11 @@ void print_text(const nlohmann::ordered_json& j) {
     for (const auto& [sym, row] : p["symbols"].items())
       fmt::print("  {:>6.2f}%  {}\n", row["pct"].get<double>(), sym);
   }
+  if (j.contains("faults")) {
+    std::string f;
+    for (const auto& [k, v] : j["faults"].items()) f += fmt::format(" {}={}", k, v.dump());
+    fmt::print("\nfaults:{}\n", f);
+  }
   const auto& perf = j["perf"];
   fmt::print(
       "\nperf: {:.3f} s wall, {:.3f} s CPU, {} events ({:.2f} M per CPU-second), {} inline "
@@ -112,6 +117,12 @@ void register_run(CLI::App& app, Action& action) {
       if (tracer)
         fmt::print(stderr, "trace: {} events written to {}\n", tracer->event_count(),
                    args->trace_path);
+      // A stuck run (liveness watchdog, sim/watchdog/): the diagnostic goes to stderr too.
+      if (j.contains("liveness")) {
+        std::fflush(stdout);
+        fmt::print(stderr, "{}", j["liveness"]["text"].get<std::string>());
+        return kExitStuck;
+      }
       return kExitOk;
     };
   });

@@ -110,6 +110,7 @@ void register_torture(CLI::App& app, Action& action) {
       if (a.json) fmt::print("{}\n", to_json(r, a.world).dump(2));
       else print_text(r);
       std::fflush(stdout);
+      if (!r.liveness.empty()) fmt::print(stderr, "{}", r.liveness);
       // Stuck workers cannot be joined: leave without running static destructors.
       if (r.stuck) std::_Exit(kExitStuck);
       return r.success() ? kExitOk : kExitFailed;

@@ -45,6 +45,7 @@ struct TortureResult {
   bool starvation = false;  // locktorture's "???": max/2 > min among writers
   std::int64_t max_wait_ns = 0;
   bool stuck = false;  // watchdog fired: threads could not be stopped
+  std::string liveness;  // simulator: the liveness watchdog's diagnostic when it fired
   std::vector<ThreadStats> per_thread;
   LockEventCounts counters{};
   bool success() const { return violations == 0 && !stuck; }

@@ -140,6 +140,8 @@ Scenario parse_scenario(std::string_view toml_text, const std::string& source_na
                "top-level [guest] and [workload] instead");
     read_bare_metal(top, sc);
   }
+  read_optional(top, "faults", "[faults]",
+                [&](Section& s) { detail::read_faults(s, sc.faults, sc.host.has_value()); });
   top.finish();
   return sc;
 }

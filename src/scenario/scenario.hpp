@@ -9,6 +9,7 @@
 //   [host.kvm] kick_boost, yield_bailout_undercommit, irq_boost, ple_*, halt_poll_*, preempted_on_every_put, pv_unhalt
 //   [[vm]]     name, count, vcpus, placement = "floating" | "pinned",
 //              [vm.guest] lock + knobs, [vm.workload] type + parameters
+//   [faults]   optional fault injection (FaultSpec below); absent = no faults
 //
 // A bare-metal scenario has no [host] and no [[vm]]: it has top-level [guest] and
 // [workload] sections and one OS runs directly on all machine CPUs. Internally it becomes a
@@ -159,6 +160,27 @@ struct RunSpec {
   double duration_ms = 100;
   double warmup_ms = 10;
   std::uint64_t seed = 1;
+  // Liveness watchdog (sim/watchdog/): a task of a progress-reporting workload that
+  // completes no operation for this long stops the run as stuck. The limit in force is
+  // min(watchdog_ms, max((warmup_ms + duration_ms) / 2, 10)), so a short run still catches
+  // a hang; 0 turns the watchdog off.
+  double watchdog_ms = 1000;
+};
+
+// [faults]: deterministic fault injection (sim/faults/), drawn from the simulation's seeded
+// generator. Probabilities are in [0, 1]; 0 (the default) injects nothing and draws nothing,
+// so a scenario without [faults] runs exactly as before.
+struct FaultSpec {
+  double drop_kick = 0;                     // P(a KVM_HC_KICK_CPU / pv_kick is lost)
+  std::int64_t kick_delay_ns = 0;           // every (not dropped) kick arrives this much later
+  double spurious_wakeup = 0;               // P(a pv_wait halt ends early without a kick)
+  std::int64_t ipi_delay_ns = 0;            // every IPI (wake-up, call function) arrives this late
+  double preempt_holder_after_acquire = 0;  // P(host deschedules a holder on acquisition)
+  double preempt_queue_head = 0;            // P(host deschedules a task when it becomes queue head)
+  bool any() const {
+    return drop_kick > 0 || kick_delay_ns > 0 || spurious_wakeup > 0 || ipi_delay_ns > 0 ||
+           preempt_holder_after_acquire > 0 || preempt_queue_head > 0;
+  }
 };
 
 struct Scenario {
@@ -170,6 +192,7 @@ struct Scenario {
   std::optional<HostSpec> host;  // nullopt = bare metal
   bool bare_metal() const { return !host.has_value(); }
   std::vector<VmSpec> vms;  // as written; a VmSpec with count = k stands for k identical VMs
+  FaultSpec faults;
 };
 
 }  // namespace pvlock::scenario

@@ -28,6 +28,7 @@ void read_run(Section& s, RunSpec& out) {
   s.read_positive("duration_ms", out.duration_ms, 1e7);
   s.read("warmup_ms", out.warmup_ms, 0, 1e7);
   s.read("seed", out.seed, std::numeric_limits<std::uint64_t>::max());
+  s.read("watchdog_ms", out.watchdog_ms, 0, 1e7);
   if (out.warmup_ms >= out.duration_ms) {
     if (s.table().contains("warmup_ms"))
       s.fail("warmup_ms", fmt::format("must be less than run.duration_ms ({}), got {}",
@@ -35,6 +36,22 @@ void read_run(Section& s, RunSpec& out) {
     s.fail("duration_ms",
            fmt::format("must be greater than run.warmup_ms ({}, the default)", out.warmup_ms));
   }
+  s.finish();
+}
+
+void read_faults(Section& s, FaultSpec& f, bool virtualized) {
+  constexpr std::int64_t kMaxDelayNs = 1'000'000'000;  // 1 s
+  s.read("drop_kick", f.drop_kick, 0, 1);
+  s.read("kick_delay_ns", f.kick_delay_ns, 0, kMaxDelayNs);
+  s.read("spurious_wakeup", f.spurious_wakeup, 0, 1);
+  s.read("ipi_delay_ns", f.ipi_delay_ns, 0, kMaxDelayNs);
+  s.read("preempt_holder_after_acquire", f.preempt_holder_after_acquire, 0, 1);
+  s.read("preempt_queue_head", f.preempt_queue_head, 0, 1);
+  // Descheduling a vCPU is the host scheduler's doing: bare metal has none.
+  if (!virtualized)
+    for (const char* key : {"preempt_holder_after_acquire", "preempt_queue_head"})
+      if (s.table().contains(key))
+        s.fail(key, "deschedules a vCPU, which needs a [host] (bare metal has no hypervisor)");
   s.finish();
 }
 

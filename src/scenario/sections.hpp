@@ -14,6 +14,8 @@ void read_costs(Section& s, Costs& out);
 void read_host(Section& s, HostSpec& out);
 void read_guest(Section& s, GuestSpec& out);
 void read_workload(Section& s, WorkloadSpec& out);
+// `virtualized`: host-only faults (adversarial host schedules) need a [host].
+void read_faults(Section& s, FaultSpec& out, bool virtualized);
 // `s` is one [[vm]] table; its name is left empty if the table has none.
 void read_vm(Section& s, VmSpec& out);
 

@@ -39,6 +39,12 @@ class Platform {
   virtual void spin_end(Vcpu&) {}
   // Start of the measured window: host counters restart.
   virtual void measure_start() {}
+  // The guest left HLT on its own account (a timer interrupt, a spurious wake-up) rather
+  // than through kick/send_ipi: a blocked vCPU thread must be woken. Bare metal: nothing.
+  virtual void halt_ended(Vcpu&) {}
+  // Fault injection (adversarial host): take the vCPU off its physical CPU now, leaving it
+  // runnable. Bare metal has no host to do so.
+  virtual void deschedule(Vcpu&) {}
 };
 
 }  // namespace pvlock::sim

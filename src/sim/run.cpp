@@ -122,6 +122,19 @@ nlohmann::ordered_json host_json(const HostCounters& c, const Simulation& sim, i
   return h;
 }
 
+// Fault counters over the whole run (warm-up included: a fault then still matters).
+nlohmann::ordered_json faults_json(const FaultCounters& c) {
+  return {{"dropped_kicks", c.dropped_kicks},
+          {"delayed_kicks", c.delayed_kicks},
+          {"delayed_ipis", c.delayed_ipis},
+          {"spurious_wakeups", c.spurious_wakeups},
+          {"late_wakeups", c.late_wakeups},
+          {"late_wakeup_ns", c.late_wakeup_ns},
+          {"max_late_wakeup_ns", c.max_late_wakeup_ns},
+          {"preempted_holders", c.preempted_holders},
+          {"preempted_queue_heads", c.preempted_queue_heads}};
+}
+
 }  // namespace
 
 nlohmann::ordered_json run_to_json(const scenario::Scenario& sc, trace::Tracer* tracer) {
@@ -155,6 +168,8 @@ nlohmann::ordered_json run_to_json(const scenario::Scenario& sc, trace::Tracer* 
     j["counters"] = report::counters_json(total);
     j["profile"] = prof;
     j["lockstat"] = lockstat;
+    if (sc.faults.any()) j["faults"] = faults_json(sim.faults().counters());
+    if (const auto& rep = sim.watchdog().report()) j["liveness"] = rep->json();
     if (const auto* kvm = dynamic_cast<const KvmPlatform*>(&sim.platform())) {
       j["host"] = host_json(kvm->counters(), sim, sim.vcpu_count());
       for (std::size_t k = 0; k < vms.size(); ++k)

@@ -89,6 +89,8 @@ void Simulation::run() {
   queue_.push(measure_start_, EventKind::warmup_end, 0, 0);
   queue_.push(end_, EventKind::run_end, 0, 0);
   for (auto& g : guests_) g->start();
+  faults_.attach();
+  watchdog_.arm();
   stop_ = false;
   while (!stop_ && !(queue_.empty() && resumes_.empty())) {
     // The earlier of the two queues by (time, sequence): one total order.
@@ -115,6 +117,7 @@ void Simulation::run() {
     now_ = e.time;
     dispatch(e);
   }
+  if (!stop_ && watchdog_.limit() > 0) watchdog_.all_blocked();  // nothing left to happen
   for (auto& g : guests_) g->finish_stats();
   if (tracer_ != nullptr) tracer_->finish(now_);
   tl_ctx = saved;
@@ -138,6 +141,12 @@ void Simulation::dispatch(const Event& e) {
       return;
     case EventKind::run_end:
       stop_ = true;
+      return;
+    case EventKind::watchdog:
+      if (watchdog_.check()) stop_ = true;
+      return;
+    case EventKind::fault:
+      faults_.on_event(e);
       return;
     case EventKind::timer:
     case EventKind::host:

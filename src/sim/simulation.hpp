@@ -11,9 +11,11 @@
 #include "sim/engine/event_queue.hpp"
 #include "sim/engine/resume_queue.hpp"
 #include "sim/engine/time.hpp"
+#include "sim/faults/faults.hpp"
 #include "sim/machine/coherence.hpp"
 #include "sim/machine/topology.hpp"
 #include "sim/platform.hpp"
+#include "sim/watchdog/watchdog.hpp"
 
 namespace pvlock::sim {
 
@@ -50,6 +52,10 @@ class Simulation {
   Platform& platform() { return *platform_; }
   EventQueue& queue() { return queue_; }
   std::vector<std::unique_ptr<Guest>>& guests() { return guests_; }
+  Watchdog& watchdog() { return watchdog_; }
+  const Watchdog& watchdog() const { return watchdog_; }
+  Faults& faults() { return faults_; }
+  const Faults& faults() const { return faults_; }
   Vcpu& vcpu(int index) { return *vcpus_[static_cast<std::size_t>(index)]; }
   int vcpu_count() const { return static_cast<int>(vcpus_.size()); }
   // The timeline tracer (sim/trace/), or null when tracing is off: every hook tests it.
@@ -94,6 +100,8 @@ class Simulation {
   std::unique_ptr<Platform> platform_;
   std::vector<std::unique_ptr<Guest>> guests_;
   std::vector<Vcpu*> vcpus_;
+  Watchdog watchdog_{*this};
+  Faults faults_{*this};
   Time now_ = 0;
   Time measure_start_ = 0;
   Time end_ = 0;

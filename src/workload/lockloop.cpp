@@ -9,6 +9,7 @@
 #include "scenario/parse.hpp"
 #include "sim/guest/sim_env.hpp"
 #include "workload/guest_api.hpp"
+#include "workload/lock_watch.hpp"
 
 namespace pvlock::workload {
 namespace {
@@ -59,13 +60,17 @@ class LockLoop final : public Workload {
       if (p_.irqs_off) api::irq_disable();
       api::set_symbol(sim::Sym::lock_ops);
       // Through the lock_stat wrapper (LOCK_CONTENDED): spin_lock, mutex_lock or down_write.
+      api::lock_waiting(watch_);
       const std::int64_t stamp = stat_lock<sim::SimEnv>(lock_->lock, lock_->stat);
+      api::lock_acquired(watch_);
       api::set_symbol(sim::Sym::workload);
       api::compute(api::sample(p_.hold));
       api::set_symbol(sim::Sym::lock_ops);
+      api::lock_releasing(watch_);
       stat_unlock<sim::SimEnv>(lock_->lock, lock_->stat, stamp);
       api::set_symbol(sim::Sym::workload);
       if (p_.irqs_off) api::irq_enable();
+      api::progress();
       if (api::measuring()) ++ops_[static_cast<std::size_t>(i)];
     }
   }
@@ -79,6 +84,8 @@ class LockLoop final : public Workload {
   LockLoopParams p_;
   sim::Guest& guest_;
   std::unique_ptr<Holder> lock_ = std::make_unique<Holder>();
+  sim::LockWatch watch_ =
+      make_lock_watch(lock_->lock, std::string(L::kName) + " of lockloop (" + guest_.name() + ")");
   std::vector<std::uint64_t> ops_;
 };
 

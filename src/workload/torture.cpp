@@ -13,6 +13,7 @@
 #include "sim/guest/sim_env.hpp"
 #include "sim/run.hpp"
 #include "workload/guest_api.hpp"
+#include "workload/lock_watch.hpp"
 
 namespace pvlock::workload {
 namespace {
@@ -23,6 +24,7 @@ struct TortureParams {
   scenario::Dist hold{};
   std::int64_t long_hold_ns = 1'000'000;
   std::int64_t long_hold_one_in = 0;
+  bool irqs_off = false;  // writers take the lock as spin_lock_irq (locktorture's spin_lock_irq)
 };
 
 struct TaskStats {
@@ -119,8 +121,11 @@ class Torture final : public Workload, public TortureReport {
     const auto me = static_cast<std::uint32_t>(id + 1);
     for (;;) {
       const std::int64_t t0 = api::now();
+      if (p_.irqs_off) api::irq_disable();
       api::set_symbol(sim::Sym::lock_ops);
+      api::lock_waiting(watch_);
       arena_->lock.lock();
+      api::lock_acquired(watch_);
       api::set_symbol(sim::Sym::workload);
       st.max_wait_ns = std::max(st.max_wait_ns, api::now() - t0);
       if (arena_->owner.exchange(me) != 0) ++violations_;
@@ -133,8 +138,11 @@ class Torture final : public Workload, public TortureReport {
       st.last_acquire = api::now();
       if (arena_->owner.exchange(0) != me) ++violations_;
       api::set_symbol(sim::Sym::lock_ops);
+      api::lock_releasing(watch_);
       arena_->lock.unlock();
       api::set_symbol(sim::Sym::workload);
+      if (p_.irqs_off) api::irq_enable();
+      api::progress();
       outside_work();
     }
   }
@@ -147,7 +155,9 @@ class Torture final : public Workload, public TortureReport {
       for (;;) {
         const std::int64_t t0 = api::now();
         api::set_symbol(sim::Sym::lock_ops);
+        api::lock_waiting(watch_);
         arena_->lock.lock_shared();
+        api::self().waiting_for = nullptr;  // readers share it: no holder to record
         api::set_symbol(sim::Sym::workload);
         st.max_wait_ns = std::max(st.max_wait_ns, api::now() - t0);
         arena_->readers.fetch_add(1);
@@ -160,6 +170,7 @@ class Torture final : public Workload, public TortureReport {
         api::set_symbol(sim::Sym::lock_ops);
         arena_->lock.unlock_shared();
         api::set_symbol(sim::Sym::workload);
+        api::progress();
         outside_work();
       }
     } else {
@@ -180,19 +191,23 @@ class Torture final : public Workload, public TortureReport {
   int readers_ = 0;
   std::uint64_t long_one_in_ = 1;
   std::unique_ptr<Arena> arena_ = std::make_unique<Arena>();
+  sim::LockWatch watch_ =
+      make_lock_watch(arena_->lock, std::string(L::kName) + " of torture (" + guest_.name() + ")");
   std::vector<TaskStats> stats_;
   std::uint64_t violations_ = 0;
 };
 
 TortureParams read_params(const scenario::WorkloadSpec& spec) {
-  static constexpr std::array<std::string_view, 6> kKnown = {
-      "tasks_per_vcpu", "readers", "hold_ns", "long_hold_ns", "long_hold_one_in", "type"};
+  static constexpr std::array<std::string_view, 7> kKnown = {
+      "tasks_per_vcpu",   "readers",  "hold_ns", "long_hold_ns",
+      "long_hold_one_in", "irqs_off", "type"};
   TortureParams p;
   p.tasks_per_vcpu = static_cast<int>(scenario::param_int(spec, "tasks_per_vcpu", 1, 1, 64));
   p.readers = static_cast<int>(scenario::param_int(spec, "readers", 0, 0, 4096));
   p.hold = scenario::param_dist(spec, "hold_ns", scenario::Dist{});
   p.long_hold_ns = scenario::param_int(spec, "long_hold_ns", 1'000'000, 0, 1'000'000'000);
   p.long_hold_one_in = scenario::param_int(spec, "long_hold_one_in", 0, 0, 1'000'000'000);
+  p.irqs_off = scenario::param_bool(spec, "irqs_off", false);
   scenario::reject_unknown_params(spec, kKnown);
   return p;
 }
@@ -242,9 +257,13 @@ native::TortureResult run_sim_torture(const native::TortureOptions& o) {
   sc.vms.push_back(vm);
 
   native::TortureResult out;
-  sim::run_scenario(sc, [&](sim::Simulation&, std::vector<sim::VmRun>& vms) {
+  sim::run_scenario(sc, [&](sim::Simulation& sim, std::vector<sim::VmRun>& vms) {
     if (const auto* t = dynamic_cast<const TortureReport*>(vms.front().workload.get()))
       out = t->result();
+    if (const auto& rep = sim.watchdog().report()) {
+      out.stuck = true;
+      out.liveness = rep->text();
+    }
   });
   return out;
 }

@@ -6,7 +6,8 @@
 // which nobody acquires the lock for a long stretch is "stuck" (a lost wake-up or deadlock).
 //
 // [workload] type = "torture", tasks_per_vcpu = 1, readers = 0, hold_ns = <dist>,
-//            long_hold_ns = 1000000, long_hold_one_in = 0 (= 2000 x writers)
+//            long_hold_ns = 1000000, long_hold_one_in = 0 (= 2000 x writers),
+//            irqs_off = false (writers take the lock with IRQs off, as spin_lock_irq)
 #pragma once
 
 #include <memory>

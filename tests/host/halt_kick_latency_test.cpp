@@ -89,7 +89,10 @@ TEST(HaltKickLatency, PollingNeverCatchesHaltsLongerThanItsMaximum) {
   // Max 40 us < the 50 us halts: the window grows to 40 us, every poll fails, and a long
   // halt shrinks it (shrink = 0 resets it), so no kick is ever caught polling.
   const auto j = run({"host.kvm.halt_poll_ns=40000"});
-  EXPECT_EQ(j.at("host").at("halt_polls_ok").get<int>(), 0);
+  // No kick is caught polling: every kick pays the blocked wake-up. (The guest's 4 ms timer
+  // tick may land in a poll and end it, a valid wake-up for KVM, hence "at most one".)
+  EXPECT_LE(j.at("host").at("halt_polls_ok").get<int>(), 1);
+  EXPECT_GE(per_event(j, "pv_latency_wake", "pv_kick_wake"), 6000.0 + 700.0);
   EXPECT_GT(j.at("host").at("halt_blocks").get<int>(), 10);
 }
 

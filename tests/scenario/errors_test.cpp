@@ -28,12 +28,24 @@ const BrokenCase kCases[] = {
      "t.toml:2:15: syntax error: Error while parsing value: could not determine value type"},
     {"unknown_top_level", "nope = 1\n[workload]\ntype = \"x\"\n",
      "t.toml:1:1: nope: unknown key 'nope' in the top level; known: run, machine, costs, host, "
-     "vm, guest, workload"},
+     "vm, guest, workload, faults"},
     {"unknown_run_key", "[run]\nduration = 5\n[workload]\ntype = \"x\"\n",
      "t.toml:2:1: run.duration: unknown key 'duration' in [run]; known: duration_ms, warmup_ms, "
-     "seed"},
+     "seed, watchdog_ms"},
     {"run_not_table", "run = 5\n[workload]\ntype = \"x\"\n",
      "t.toml:1:7: run: expected a table, got an integer"},
+    {"watchdog_negative", "[run]\nwatchdog_ms = -1\n[workload]\ntype = \"x\"\n",
+     "t.toml:2:15: run.watchdog_ms: must be between 0 and 10000000, got -1"},
+    {"faults_unknown_key", "[workload]\ntype = \"x\"\n[faults]\ndrop = 0.1\n",
+     "t.toml:4:1: faults.drop: unknown key 'drop' in [faults]; known: drop_kick, kick_delay_ns, "
+     "spurious_wakeup, ipi_delay_ns, preempt_holder_after_acquire, preempt_queue_head"},
+    {"faults_probability_range", "[workload]\ntype = \"x\"\n[faults]\ndrop_kick = 1.5\n",
+     "t.toml:4:13: faults.drop_kick: must be between 0 and 1, got 1.5"},
+    {"faults_delay_type", "[workload]\ntype = \"x\"\n[faults]\nkick_delay_ns = \"x\"\n",
+     "t.toml:4:17: faults.kick_delay_ns: expected an integer, got a string"},
+    {"faults_preempt_needs_host", "[workload]\ntype = \"x\"\n[faults]\npreempt_queue_head = 0.5\n",
+     "t.toml:4:22: faults.preempt_queue_head: deschedules a vCPU, which needs a [host] (bare "
+     "metal has no hypervisor)"},
     {"duration_zero", "[run]\nduration_ms = 0\n[workload]\ntype = \"x\"\n",
      "t.toml:2:15: run.duration_ms: must be > 0, got 0"},
     {"duration_negative", "[run]\nduration_ms = -3.5\n[workload]\ntype = \"x\"\n",

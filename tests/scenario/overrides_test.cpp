@@ -110,7 +110,7 @@ const OverrideCase kCases[] = {
      kVirt,
      {"run.duraton_ms=5"},
      "--set run.duraton_ms=5: unknown key 'duraton_ms' in [run]; known: duration_ms, "
-     "warmup_ms, seed"},
+     "warmup_ms, seed, watchdog_ms"},
     {"unknown_lock_bare_word",
      kBare,
      {"guest.lock=nolock"},

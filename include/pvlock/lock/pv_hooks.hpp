@@ -27,6 +27,7 @@
 #include <limits>
 
 #include "pvlock/env/environment.hpp"
+#include "pvlock/lock/mutation.hpp"
 #include "pvlock/lock/pv_hash.hpp"
 #include "pvlock/lock/qspinlock_node.hpp"
 #include "pvlock/lock/qspinlock_word.hpp"
@@ -101,11 +102,21 @@ struct PvHooks {
       // smp_store_mb(state, halted), then re-read locked: paired with the previous head's
       // "store next->locked = 1; MB; cmpxchg state halted -> hashed" in kick_node(), so
       // either we see locked, or it sees halted and takes over our hashing.
-      node->state.exchange(kVcpuHalted, std::memory_order_seq_cst);
-      if (node->locked.load(std::memory_order_seq_cst) == 0) {
-        Env::count(LockEvent::pv_wait_node);
-        if (early) Env::count(LockEvent::pv_wait_early);
-        wait(&node->state, kVcpuHalted);
+      if constexpr (mutation<Env> == Mutation::halted_store_after_check) {
+        // Mutant: check first, publish "halted" after (the store-buffering race).
+        if (node->locked.load(std::memory_order_seq_cst) == 0) {
+          node->state.exchange(kVcpuHalted, std::memory_order_seq_cst);
+          Env::count(LockEvent::pv_wait_node);
+          if (early) Env::count(LockEvent::pv_wait_early);
+          wait(&node->state, kVcpuHalted);
+        }
+      } else {
+        node->state.exchange(kVcpuHalted, std::memory_order_seq_cst);
+        if (node->locked.load(std::memory_order_seq_cst) == 0) {
+          Env::count(LockEvent::pv_wait_node);
+          if (early) Env::count(LockEvent::pv_wait_early);
+          wait(&node->state, kVcpuHalted);
+        }
       }
       // Back to running unless kick_node() made us "hashed": keep that, so that
       // wait_head_or_lock() knows the lock is already hashed and SLOW on our behalf.
@@ -148,7 +159,8 @@ struct PvHooks {
       // Running again: successors' wait-early checks look at this.
       node->state.store(kVcpuRunning, std::memory_order_relaxed);
       // Pending set = "the head is spinning": no stealing meanwhile.
-      w.pending().store(1, std::memory_order_relaxed);
+      if constexpr (mutation<Env> != Mutation::no_pending_while_head_spins)
+        w.pending().store(1, std::memory_order_relaxed);
       SpinBudget budget{q.spin_threshold};
       for (;;) {
         const SpinResult r = Env::spin_until(
@@ -161,6 +173,14 @@ struct PvHooks {
       }
       w.pending().store(0, std::memory_order_relaxed);  // clear_pending()
 
+      if constexpr (mutation<Env> == Mutation::no_hash_before_halt) {
+        // Mutant: halt at once, on the lock as it is (held), with no hash entry and no
+        // _Q_SLOW_VAL for the unlocker to see.
+        node->state.store(kVcpuHashed, std::memory_order_relaxed);
+        Env::count(LockEvent::pv_wait_head);
+        wait(&w.locked(), static_cast<std::uint8_t>(kLockedVal));
+        continue;
+      }
       if (!hashed) {  // once
         hashed = true;
         lp = lock_hash().hash(lock_key(w), node_word<Env>(node));
@@ -206,6 +226,7 @@ struct PvHooks {
     w.locked().store(0, std::memory_order_release);
     // The lock may be reused from here on; the node (per-CPU memory) stays valid.
     Env::count(LockEvent::pv_kick_unlock);
+    if constexpr (mutation<Env> == Mutation::no_kick_at_unlock) return;  // mutant
     kick(static_cast<int>(node->cpu.load(std::memory_order_relaxed)));
   }
 

@@ -18,6 +18,8 @@ enum class EventKind : std::uint8_t {
   warmup_end,   // start of the measured window
   run_end,      // end of the run
   host,         // reserved for the hypervisor layer (target/arg are its own)
+  watchdog,     // the liveness watchdog's periodic check (sim/watchdog/)
+  fault,        // an injected fault comes due (sim/faults/; target/gen/arg are its own)
 };
 
 struct Event {

@@ -229,9 +229,13 @@ void Guest::run_irq_acks(Vcpu& v) {
 }
 
 void Guest::send_ipi(Task& t, int cpu, double handler_ns, SimAtomic<std::uint32_t>* ack) {
-  Vcpu& to = vcpu(cpu);
+  charge(t, ipi(*t.vcpu, vcpu(cpu), handler_ns, ack), t.sym);
+}
+
+double Guest::ipi(Vcpu& from, Vcpu& to, double handler_ns, SimAtomic<std::uint32_t>* ack) {
+  if (sim_.faults().intercept_ipi(from, to, handler_ns, ack)) return sim_.costs().ipi_send_ns;
   if (ack != nullptr) to.irq_acks.push_back(ack);
-  charge(t, sim_.platform().send_ipi(*t.vcpu, to, handler_ns), t.sym);
+  return sim_.platform().send_ipi(from, to, handler_ns);
 }
 
 bool Guest::should_preempt(Task& t) {
@@ -460,7 +464,7 @@ void Guest::wake(Task& waker, Task& target) {
   enqueue(tv, target);
   if (&tv == waker.vcpu) return;
   if (tv.curr != nullptr) set_need_resched(tv);
-  charge(waker, sim_.platform().send_ipi(*waker.vcpu, tv, sim_.costs().ipi_handle_ns), Sym::wakeup);
+  charge(waker, ipi(*waker.vcpu, tv, sim_.costs().ipi_handle_ns, nullptr), Sym::wakeup);
 }
 
 bool Guest::need_resched(Task& t) { return (t.vcpu->ti.flags.load() & kTifNeedResched) != 0; }
@@ -490,8 +494,11 @@ void Guest::pv_wait(Task& t, const SimAtomic<std::uint8_t>* ptr, std::uint8_t va
     tr->instant(v, "halt", sim_.now(), nullptr, "pv_wait");
     tr->vcpu_update(v, sim_.now());
   }
+  sim_.watchdog().trace().add(sim_.now(), TraceKind::pv_halt, v.index);
+  sim_.faults().on_pv_halt(v);
   const double cost = sim_.platform().halt(v);
   while (v.halted) yield(t);
+  sim_.faults().on_pv_woken(v);
   v.halt_for_pv = false;
   add_interval(Sym::halted, v.halt_since);
   if (cost > 0) charge(t, cost, Sym::halted);
@@ -499,7 +506,19 @@ void Guest::pv_wait(Task& t, const SimAtomic<std::uint8_t>* ptr, std::uint8_t va
 
 void Guest::pv_kick(Task& t, int cpu) {
   if (trace::Tracer* tr = sim_.tracer()) tr->instant(*t.vcpu, "pv_kick", sim_.now(), &vcpu(cpu));
-  charge(t, sim_.platform().kick(*t.vcpu, vcpu(cpu)), Sym::lock_ops);
+  Vcpu& to = vcpu(cpu);
+  sim_.watchdog().trace().add(sim_.now(), TraceKind::kick, to.index, t.vcpu->index);
+  // A dropped or deferred kick still cost the sender its hypercall.
+  if (sim_.faults().intercept_kick(*t.vcpu, to))
+    charge(t, sim_.costs().hypercall_ns + sim_.costs().kick_send_ns, Sym::lock_ops);
+  else
+    charge(t, sim_.platform().kick(*t.vcpu, to), Sym::lock_ops);
+}
+
+void Guest::enter_spin_site(Task& t, SpinSite site) {
+  t.spin_site = static_cast<int>(site);
+  if (site == SpinSite::pv_wait_head_or_lock || site == SpinSite::qspinlock_head)
+    sim_.faults().on_queue_head(t);
 }
 
 // ---- Interrupts, ticks, kicks -------------------------------------------------------------------
@@ -525,13 +544,17 @@ void Guest::deliver_irq(Vcpu& v, double handler_ns) {
     return;
   }
   // With IRQs on, an interrupt also ends a halt in pv_wait (a spurious wake-up for the lock).
-  if (v.halted) v.halted = false;
+  if (v.halted) {
+    v.halted = false;
+    if (v.halt_for_pv) sim_.watchdog().trace().add(sim_.now(), TraceKind::pv_wake_irq, v.index);
+  }
   if (v.running) sim_.schedule_resume(v, sim_.now());
 }
 
 void Guest::kick_arrived(Vcpu& v) {
   if (v.halted && v.halt_for_pv) {
     v.halted = false;
+    sim_.watchdog().trace().add(sim_.now(), TraceKind::pv_wake_kick, v.index);
     if (v.running) sim_.schedule_resume(v, sim_.now());
   } else {
     v.kick_pending = true;  // pv_unhalted: the next pv_wait returns at once
@@ -545,7 +568,12 @@ void Guest::tick(Vcpu& v) {
       set_need_resched(v);
       interrupt = true;
     }
-    if (interrupt) deliver_irq(v, 0);
+    if (interrupt) {
+      deliver_irq(v, 0);
+      // The tick is the local APIC timer: it wakes a vCPU halted with IRQs on even when the
+      // host has blocked its thread (how a waiter whose kick was lost still wakes).
+      sim_.platform().halt_ended(v);
+    }
   }
   sim_.queue().push(sim_.now() + spec_.tick_ns, EventKind::vcpu_tick,
                     static_cast<std::uint32_t>(v.index), 0);

@@ -104,6 +104,9 @@ class Guest {
   bool vcpu_is_preempted(Task& t, int cpu);
   void pv_wait(Task& t, const SimAtomic<std::uint8_t>* ptr, std::uint8_t val);
   void pv_kick(Task& t, int cpu);
+  // The task enters a spin loop at a different site than before (spin_until): queue-head
+  // detection for fault injection and the watchdog's diagnostic.
+  void enter_spin_site(Task& t, SpinSite site);
   // An IPI to vCPU `cpu` whose handler costs handler_ns there; `ack`, if given, is
   // decremented when the handler has run (smp_call_function_many's wait).
   void send_ipi(Task& t, int cpu, double handler_ns, SimAtomic<std::uint32_t>* ack);
@@ -153,6 +156,8 @@ class Guest {
     return s.ptr;
   }
 
+  // An IPI from -> to through the fault layer and the platform; returns the sender's cost.
+  double ipi(Vcpu& from, Vcpu& to, double handler_ns, SimAtomic<std::uint32_t>* ack);
   void enqueue(Vcpu& v, Task& t);
   Task* dequeue(Vcpu& v);
   void yield(Task& t);

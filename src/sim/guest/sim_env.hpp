@@ -56,6 +56,7 @@ struct SimEnv {
     if (!in_task()) return plain_spin(cond, budget, period, check);
     Task& t = self();
     Guest& g = guest();
+    if (t.spin_site != static_cast<int>(site)) g.enter_spin_site(t, site);
     const double pause = g.sim().costs().pause_ns;
     const Sym sym = spin_sym(site);
     const Sym saved = t.sym;

@@ -18,6 +18,7 @@ namespace pvlock::sim {
 
 class Guest;
 struct Vcpu;
+struct LockWatch;
 
 inline constexpr int kMaxWatchedLines = 8;
 inline constexpr int kMaxRecordedCounts = 4;
@@ -72,6 +73,13 @@ struct Task {
   // first): lets the tracer name the predecessor a wait-early decision looked at.
   bool in_check = false;
   const void* check_addr = nullptr;
+  // Liveness watchdog (sim/watchdog/): when the workload last reported a completed
+  // operation (only tasks that report are watched), the lock it is waiting for, and the
+  // spin site it last entered during the current acquisition (-1: none yet).
+  Time last_progress = 0;
+  bool progress_tracked = false;
+  const LockWatch* waiting_for = nullptr;
+  int spin_site = -1;
 
   bool preemptible() const { return preempt_count == 0 && !irqs_off; }
 };

@@ -322,6 +322,12 @@ double KvmPlatform::send_ipi(Vcpu& from, Vcpu& to, double handler_ns) {
   return sc_.costs.ipi_send_ns;
 }
 
+void KvmPlatform::deschedule(Vcpu& v) {
+  // A sched_yield() of the vCPU thread: the host runs something else if it has anything.
+  const VcpuState& s = st(v);
+  if (sched_->running(s.thread)) sched_->yield(s.thread, sim_->now());
+}
+
 // ---- Pause-loop exiting ----------------------------------------------------------------------
 
 void KvmPlatform::spin_begin(Vcpu& v) {

@@ -64,6 +64,8 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   void spin_begin(Vcpu& v) override;
   void spin_end(Vcpu& v) override;
   void measure_start() override;
+  void halt_ended(Vcpu& v) override { leave_halt_if_woken(v); }
+  void deschedule(Vcpu& v) override;
 
   const HostCounters& counters() const { return counters_; }
   // Per-guest host counters (index = guest index).

@@ -1,0 +1,90 @@
+// Fault injection ([faults] in a scenario): the hand-offs of the PV protocol under a hostile
+// platform. Every decision is drawn from one generator seeded from the scenario seed, in
+// event order, so a faulty run is as reproducible as any other; with every probability and
+// delay at 0 nothing is drawn and nothing changes.
+//
+//   drop_kick        a KVM_HC_KICK_CPU is lost. As in a real guest, the halted waiter then
+//                    wakes only by its next interrupt (the guest tick, HZ=250: <= 4 ms) if it
+//                    halted with IRQs on; with IRQs off only a kick could wake it, so it
+//                    never does and the watchdog reports it. Counted: dropped_kicks and
+//                    late_wakeups (+ their delay).
+//   kick_delay_ns    every kick arrives this much later (a slow hypercall path).
+//   spurious_wakeup  per pv_wait halt, the probability that the vCPU leaves HLT without a
+//                    kick (an NMI, a spurious exit), whatever its IRQ state; the lock counts
+//                    those of queued waiters as pv_spurious_wakeup.
+//   ipi_delay_ns     every IPI (reschedule on wake-up, smp_call_function) arrives this late.
+//   preempt_holder_after_acquire / preempt_queue_head
+//                    adversarial host: with this probability the host deschedules the vCPU of
+//                    a task right after it acquired a lock / right when it became the head of
+//                    a qspinlock queue (a sched_yield of the vCPU thread; needs [host]).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "scenario/scenario.hpp"
+#include "sim/engine/event_queue.hpp"
+#include "sim/engine/rng.hpp"
+#include "sim/engine/time.hpp"
+#include "sim/guest/sim_atomic.hpp"
+
+namespace pvlock::sim {
+
+class Simulation;
+struct Task;
+struct Vcpu;
+
+struct FaultCounters {
+  std::uint64_t dropped_kicks = 0;
+  std::uint64_t delayed_kicks = 0;
+  std::uint64_t delayed_ipis = 0;
+  std::uint64_t spurious_wakeups = 0;  // injected (the lock's pv_spurious_wakeup is separate)
+  std::uint64_t late_wakeups = 0;      // pv_wait halts ended by something else after a lost kick
+  std::int64_t late_wakeup_ns = 0;     // sum of (wake-up - lost kick)
+  std::int64_t max_late_wakeup_ns = 0;
+  std::uint64_t preempted_holders = 0;
+  std::uint64_t preempted_queue_heads = 0;
+};
+
+class Faults {
+ public:
+  explicit Faults(Simulation& sim) : sim_(sim) {}
+  // At the start of the run, once every vCPU exists.
+  void attach();
+  const scenario::FaultSpec& spec() const { return spec_; }
+  const FaultCounters& counters() const { return counters_; }
+
+  // ---- Guest hooks ---------------------------------------------------------------------------
+  // pv_kick(from -> to): true if the kick was dropped or deferred (the caller must not
+  // deliver it now).
+  bool intercept_kick(Vcpu& from, Vcpu& to);
+  // An IPI: true if deferred (delivered later, `ack` included).
+  bool intercept_ipi(Vcpu& from, Vcpu& to, double handler_ns, SimAtomic<std::uint32_t>* ack);
+  void on_pv_halt(Vcpu& v);   // may arm a spurious wake-up
+  void on_pv_woken(Vcpu& v);  // the halt ended: late wake-up accounting
+  void on_acquire(Task& t);
+  void on_queue_head(Task& t);
+  // EventKind::fault
+  void on_event(const Event& e);
+
+ private:
+  enum Kind : std::uint8_t { kKick = 1, kIpi, kSpurious, kPreempt };
+  struct DelayedIpi {
+    int from = 0, to = 0;
+    double handler_ns = 0;
+    SimAtomic<std::uint32_t>* ack = nullptr;
+  };
+  bool draw(double p) { return p > 0 && rng_.uniform() < p; }
+  void deschedule(Task& t, bool head);
+
+  Simulation& sim_;
+  scenario::FaultSpec spec_;
+  Rng rng_;
+  FaultCounters counters_;
+  std::vector<Time> kick_lost_at_;       // per global vCPU: a dropped kick not yet made up
+  std::vector<std::uint32_t> halt_gen_;  // per global vCPU: pv halts so far (stale events)
+  std::vector<DelayedIpi> ipis_;         // FIFO (constant delay keeps it in due order)
+  std::size_t ipi_head_ = 0;
+};
+
+}  // namespace pvlock::sim
