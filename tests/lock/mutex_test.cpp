@@ -26,19 +26,7 @@ using M = Mutex<HookEnv>;
 
 std::uint64_t counter(LockEvent e) { return NativeEnv::read_counters()[e]; }
 
-class MutexTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    HookEnv::reset_hooks();
-    saved_ = HookEnv::policies();
-    NativeEnv::reset_counters();
-  }
-  void TearDown() override {
-    HookEnv::policies() = saved_;
-    HookEnv::reset_hooks();
-  }
-  LockPolicies saved_{};
-};
+class MutexTest : public testing::HookEnvTest {};
 
 // A thread on a fixed CPU that takes the mutex, reports it, and holds it until released.
 struct Holder {

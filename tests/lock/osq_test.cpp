@@ -26,17 +26,8 @@ std::uintptr_t node_word(int cpu) { return reinterpret_cast<std::uintptr_t>(&Q::
 std::uintptr_t next_of(int cpu) { return Q::node_of(cpu).next.load(); }
 std::uintptr_t prev_of(int cpu) { return Q::node_of(cpu).prev.load(); }
 
-class OsqTest : public ::testing::Test {
+class OsqTest : public testing::HookEnvTest {
  protected:
-  void SetUp() override {
-    HookEnv::reset_hooks();
-    saved_ = HookEnv::policies();
-    NativeEnv::reset_counters();
-  }
-  void TearDown() override {
-    HookEnv::policies() = saved_;
-    HookEnv::reset_hooks();
-  }
   static std::uint64_t counter(LockEvent e) { return NativeEnv::read_counters()[e]; }
 
   // A thread on `cpu` that takes the OSQ, stores the outcome, and (if it got it) holds it
@@ -66,8 +57,6 @@ class OsqTest : public ::testing::Test {
     ASSERT_TRUE(eventually([&] { return next_of(prev_cpu) == node_word(cpu); }));
     ASSERT_EQ(q.tail(), Q::encode_cpu(cpu));
   }
-
-  LockPolicies saved_{};
 };
 
 TEST_F(OsqTest, UncontendedLockAndUnlock) {

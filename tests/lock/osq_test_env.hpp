@@ -4,6 +4,8 @@
 // test wants them. Shared by the osq/mutex/rwsem tests.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -79,5 +81,21 @@ inline std::thread on_cpu(int cpu, std::function<void()> body) {
 }
 
 inline native::Task* task_of(int cpu) { return &NativeEnv::per_cpu<native::Task>(cpu); }
+
+// Base of the OSQ, mutex and rwsem tests: every test starts with fresh hooks and counters
+// and leaves the lock policies as it found them.
+class HookEnvTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    HookEnv::reset_hooks();
+    saved_ = HookEnv::policies();
+    NativeEnv::reset_counters();
+  }
+  void TearDown() override {
+    HookEnv::policies() = saved_;
+    HookEnv::reset_hooks();
+  }
+  LockPolicies saved_{};
+};
 
 }  // namespace pvlock::testing

@@ -29,19 +29,9 @@ using R = RwSem<HookEnv>;
 std::uint64_t counter(LockEvent e) { return NativeEnv::read_counters()[e]; }
 bool sleeping(int cpu) { return !NativeEnv::task_on_cpu(task_of(cpu)); }
 
-class RwSemTest : public ::testing::Test {
+class RwSemTest : public testing::HookEnvTest {
  protected:
-  void SetUp() override {
-    HookEnv::reset_hooks();
-    saved_ = HookEnv::policies();
-    NativeEnv::reset_counters();
-  }
-  void TearDown() override {
-    HookEnv::policies() = saved_;
-    HookEnv::reset_hooks();
-  }
   static void advance_clock(std::int64_t ns) { HookEnv::hooks().clock.fetch_add(ns); }
-  LockPolicies saved_{};
 };
 
 // A thread on a fixed CPU that takes the rwsem (shared or exclusive), records when, and

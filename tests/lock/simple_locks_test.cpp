@@ -36,8 +36,16 @@ TYPED_TEST(SimpleLockTest, TryLockFailsWhileHeld) {
 TYPED_TEST(SimpleLockTest, NestedDifferentLocksInAnyOrder) {
   // Locks released out of acquisition order (MCS keeps the holder's node in the lock).
   TypeParam a, b, c, d, e;
-  a.lock(); b.lock(); c.lock(); d.lock(); e.lock();
-  b.unlock(); a.unlock(); e.unlock(); c.unlock(); d.unlock();
+  a.lock();
+  b.lock();
+  c.lock();
+  d.lock();
+  e.lock();
+  b.unlock();
+  a.unlock();
+  e.unlock();
+  c.unlock();
+  d.unlock();
   EXPECT_FALSE(a.is_locked() || b.is_locked() || c.is_locked() || d.is_locked() || e.is_locked());
 }
 
