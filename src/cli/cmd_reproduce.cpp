@@ -29,6 +29,7 @@ struct ReproduceArgs {
   bool check = false;
   std::string experiments_dir;
   std::string plot_dir;
+  std::vector<std::string> sets;
 };
 
 std::string default_experiments_dir() {
@@ -49,6 +50,8 @@ void register_reproduce(CLI::App& app, Action& action) {
   cmd->add_flag("--check", args->check, "Exit 1 if any effect disagrees with its band");
   cmd->add_option("--experiments", args->experiments_dir, "Experiments folder");
   cmd->add_option("--plot", args->plot_dir, "Write published-vs-simulated PNG charts here");
+  cmd->add_option("--set", args->sets,
+                  "Override key.path=value in every cell, after the cell's own (repeatable)");
   cmd->callback([args, &action] {
     action = [args] {
       ReproduceArgs a = *args;
@@ -74,6 +77,21 @@ void register_reproduce(CLI::App& app, Action& action) {
       o.quick = a.quick;
       o.only = a.only;
       o.jobs = a.jobs;
+      o.extra_overrides = a.sets;
+      // Bad --set values are usage errors: check every cell's scenario before simulating.
+      if (!a.sets.empty()) {
+        for (const auto& ex : exps) {
+          if (!a.only.empty() && ex.id != a.only) continue;
+          for (const auto& cell : ex.cells) {
+            try {
+              (void)scenario::load_scenario_file(cell.scenario,
+                                                 reproduce::cell_overrides(ex, cell, o));
+            } catch (const scenario::ScenarioError& e) {
+              throw UsageError(ex.id + "/" + cell.name + ": " + e.what());
+            }
+          }
+        }
+      }
       const bool tty = isatty(STDERR_FILENO) != 0;
       o.progress = [tty](int done, int total) {
         if (tty) fmt::print(stderr, "\rreproduce: {}/{} cells", done, total);

@@ -36,6 +36,16 @@ double extract_metric(const nlohmann::ordered_json& run, const std::string& metr
   throw std::runtime_error("unknown metric '" + metric + "'");
 }
 
+std::vector<std::string> cell_overrides(const Experiment& ex, const Cell& cell,
+                                        const Options& options) {
+  std::vector<std::string> overrides;
+  if (options.quick) overrides = ex.quick_overrides;
+  overrides.insert(overrides.end(), cell.overrides.begin(), cell.overrides.end());
+  overrides.insert(overrides.end(), options.extra_overrides.begin(),
+                   options.extra_overrides.end());
+  return overrides;
+}
+
 std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& experiments,
                                               const Options& options, const Runner& runner) {
   struct Job {
@@ -62,10 +72,8 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
       const Experiment& ex = *chosen[jobs[j].exp];
       const Cell& cell = ex.cells[jobs[j].cell];
       try {
-        std::vector<std::string> overrides;
-        if (options.quick) overrides = ex.quick_overrides;
-        overrides.insert(overrides.end(), cell.overrides.begin(), cell.overrides.end());
-        values[jobs[j].exp][jobs[j].cell] = extract_metric(runner(cell.scenario, overrides), cell.metric);
+        values[jobs[j].exp][jobs[j].cell] =
+            extract_metric(runner(cell.scenario, cell_overrides(ex, cell, options)), cell.metric);
       } catch (const std::exception& e) {
         std::lock_guard g(mu);
         if (first_error.empty()) first_error = ex.id + "/" + cell.name + ": " + e.what();

@@ -39,6 +39,9 @@ struct Options {
   bool quick = false;
   std::string only;  // experiment id, or empty for all
   int jobs = 1;
+  // Applied to every cell after its own overrides (`reproduce --set`): a sensitivity study,
+  // e.g. "every experiment on a quieter host". The published figures do not move with them.
+  std::vector<std::string> extra_overrides;
   // Called after every finished cell (done, total), from worker threads, serialised.
   std::function<void(int, int)> progress;
 };
@@ -46,6 +49,11 @@ struct Options {
 // Scenario runner: (scenario file, overrides) -> the `pvlock run --json` object.
 using Runner =
     std::function<nlohmann::ordered_json(const std::string&, const std::vector<std::string>&)>;
+
+// The overrides a cell runs with: the experiment's [quick] ones under --quick, then the
+// cell's own, then Options::extra_overrides.
+std::vector<std::string> cell_overrides(const Experiment& ex, const Cell& cell,
+                                        const Options& options);
 
 std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& experiments,
                                               const Options& options, const Runner& runner);

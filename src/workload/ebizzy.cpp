@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pvlock/lock/registry.hpp"
+#include "pvlock/lock/rwsem.hpp"
 #include "pvlock/stat/lock_stat.hpp"
 #include "scenario/parse.hpp"
 #include "sim/guest/sim_env.hpp"
@@ -27,6 +28,7 @@ struct EbizzyParams {
   int madvise_zone_locks = 2;
   bool shootdown = true;
   bool pv_tlb_flush = false;
+  bool mmap_sem = true;
 };
 
 template <class Spinlock>
@@ -113,21 +115,41 @@ class Ebizzy final : public Workload {
       api::compute(api::sample(p_.user));  // memcpy + bsearch in user mode
       api::set_symbol(sim::Sym::kernel);
       for (int f = 1; f <= p_.faults; ++f) {
+        // do_user_addr_fault(): down_read(&mm->mmap_sem) around handle_mm_fault().
+        mmap_read_lock();
         api::compute(api::sample(p_.fault));
         if (f % p_.lru_batch == 0) locked(locks_->lru, p_.lru_hold);
         if (f % p_.zone_batch == 0) locked(locks_->zone, p_.zone_hold);
+        mmap_read_unlock();
       }
+      // madvise(MADV_DONTNEED) holds mmap_sem for read across the zap and the shootdown.
+      mmap_read_lock();
       api::compute(api::sample(p_.madvise));
       for (int i = 0; i < p_.madvise_lru_locks; ++i) locked(locks_->lru, p_.madvise_lru_hold);
       for (int i = 0; i < p_.madvise_zone_locks; ++i) locked(locks_->zone, p_.zone_hold);
       if (p_.shootdown && guest_.vcpu_count() > 1) shootdown(me);
+      mmap_read_unlock();
       if (api::measuring()) ++records_[static_cast<std::size_t>(me)];
     }
+  }
+
+  void mmap_read_lock() {
+    if (!p_.mmap_sem) return;
+    api::set_symbol(sim::Sym::lock_ops);
+    locks_->mmap_sem.lock_shared();
+    api::set_symbol(sim::Sym::kernel);
+  }
+  void mmap_read_unlock() {
+    if (!p_.mmap_sem) return;
+    api::set_symbol(sim::Sym::lock_ops);
+    locks_->mmap_sem.unlock_shared();
+    api::set_symbol(sim::Sym::kernel);
   }
 
   struct Locks {
     LockHolder lru;
     LockHolder zone;
+    alignas(64) RwSem<Env> mmap_sem;
   };
   EbizzyParams p_;
   sim::Guest& guest_;
@@ -149,11 +171,11 @@ scenario::Dist dist(double mean, double cv = 0) {
 }  // namespace
 
 std::unique_ptr<Workload> make_ebizzy(const scenario::WorkloadSpec& spec, sim::Guest& guest) {
-  static constexpr std::array<std::string_view, 15> kKnown = {
+  static constexpr std::array<std::string_view, 16> kKnown = {
       "type",       "tasks_per_vcpu", "user_ns",          "faults",
       "fault_ns",   "lru_batch",      "lru_hold_ns",      "zone_batch",
       "zone_hold_ns", "madvise_ns",   "madvise_lru_locks", "madvise_lru_hold_ns",
-      "madvise_zone_locks", "flush_handler_ns", "shootdown"};
+      "madvise_zone_locks", "flush_handler_ns", "shootdown", "mmap_sem"};
   EbizzyParams p;
   // Defaults: workloads.md §1 (estimates); user_ns is the one scale parameter, fitted to
   // seed 001's 1-VM cell (experiments/README.md).
@@ -172,6 +194,7 @@ std::unique_ptr<Workload> make_ebizzy(const scenario::WorkloadSpec& spec, sim::G
       static_cast<int>(scenario::param_int(spec, "madvise_zone_locks", 2, 0, 1000));
   p.flush_handler = scenario::param_dist(spec, "flush_handler_ns", dist(1'500));
   p.shootdown = scenario::param_bool(spec, "shootdown", true);
+  p.mmap_sem = scenario::param_bool(spec, "mmap_sem", true);
   p.pv_tlb_flush = guest.spec().pv_tlb_flush;
   scenario::reject_unknown_params(spec, kKnown);
   std::unique_ptr<Workload> out;

@@ -8,12 +8,15 @@
 //   vCPU of the VM and a spin (IRQs on, preemption off) until each has run the flush
 //   handler. A target takes the IPI only when it runs with IRQs on; with pv_tlb_flush a
 //   preempted target is skipped (flushed by the host at its next entry).
+// Every fault and the madvise run under mmap_sem for read (down_read/up_read of the
+// library's RwSem: no writer with -M, so only the reader count's atomics on one cache line
+// shared by all vCPUs, the line every page fault of the process bounces).
 // Score: records per second in the VM.
 //
 // [workload] type = "ebizzy", tasks_per_vcpu = 2, user_ns = <dist>, faults = 128,
 //   fault_ns = <dist>, lru_batch = 15, lru_hold_ns = <dist>, zone_batch = 63,
 //   zone_hold_ns = <dist>, madvise_ns = <dist>, madvise_lru_locks = 4, madvise_zone_locks = 2,
-//   flush_handler_ns = <dist>, shootdown = true
+//   flush_handler_ns = <dist>, shootdown = true, mmap_sem = true
 #pragma once
 
 #include <memory>

@@ -107,6 +107,44 @@ TEST_F(MutexTest, WokenFirstWaiterThatLosesGetsTheNextUnlockByHandoff) {
   EXPECT_GE(counter(LockEvent::mutex_sleep), 2u);
 }
 
+TEST_F(MutexTest, WithoutHandoffTheWokenWaiterOnlyRetries) {
+  // Before 9d659ae14b54 (v4.10): the woken first waiter that loses neither claims HANDOFF
+  // nor spins; it sleeps again and the next unlock simply releases the lock.
+  HookEnv::policies().handoff.mutex = false;
+  constexpr int kA = 241, kB = 242, kC = 243;
+  M m;
+  Holder a, b, c;
+  a.start(m, kA);
+  ASSERT_TRUE(eventually([&] { return a.acquired.load(); }));
+  HookEnv::hooks().resched[kB] = true;
+  b.start(m, kB);
+  ASSERT_TRUE(eventually([&] { return (m.owner_word() & M::kWaiters) != 0 && sleeping(kB); }));
+
+  HookEnv::hooks().hold_after_wake[kB] = true;
+  a.finish();
+  c.start(m, kC);
+  ASSERT_TRUE(eventually([&] { return c.acquired.load(); }));
+
+  // B wakes, loses to C and goes back to sleep without HANDOFF.
+  HookEnv::hooks().hold_after_wake[kB] = false;
+  ASSERT_TRUE(eventually([&] { return counter(LockEvent::mutex_sleep) >= 2 && sleeping(kB); }));
+  EXPECT_EQ(m.owner_word() & M::kHandoff, 0u);
+  EXPECT_FALSE(b.acquired.load());
+
+  // C's unlock releases the word (WAITERS stays) and wakes B, who can still be overtaken.
+  HookEnv::hooks().hold_after_wake[kB] = true;
+  c.finish();
+  EXPECT_EQ(m.owner_word(), M::kWaiters);
+  ASSERT_TRUE(m.try_lock());  // a running task steals the free lock
+  m.unlock();
+  EXPECT_EQ(counter(LockEvent::mutex_handoff), 0u);
+
+  HookEnv::hooks().hold_after_wake[kB] = false;
+  ASSERT_TRUE(eventually([&] { return b.acquired.load(); }));
+  b.finish();
+  EXPECT_FALSE(m.is_locked());
+}
+
 class MutexPreemptedOwner : public MutexTest, public ::testing::WithParamInterface<int> {};
 
 TEST_P(MutexPreemptedOwner, SpinnerStopsWhenOwnerVcpuIsPreempted) {

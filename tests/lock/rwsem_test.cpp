@@ -184,6 +184,48 @@ TEST_F(RwSemTest, WriterWaitingBeyondTimeoutGetsHandoff) {
   EXPECT_EQ(r.count_word(), 0u);
 }
 
+TEST_F(RwSemTest, WithoutHandoffAStarvedWriterNeverReservesTheLock) {
+  // Before 4f23dbc1e657 (v5.3) there was no RWSEM_FLAG_HANDOFF: a writer that has waited far
+  // beyond 4 ms still only retries, and a spinner may steal the lock from it again.
+  HookEnv::policies().handoff.rwsem = false;
+  HookEnv::hooks().fake_clock = true;
+  constexpr int kW1 = 271, kW2 = 272, kW3 = 273, kW4 = 274;
+  std::atomic<int> seq{0};
+  R r;
+  Holder w1, w2, w3, w4;
+  w1.start(r, kW1, false, &seq);
+  ASSERT_TRUE(eventually([&] { return w1.acquired.load(); }));
+  HookEnv::hooks().resched[kW2] = true;
+  w2.start(r, kW2, false, &seq);
+  ASSERT_TRUE(eventually([&] { return sleeping(kW2); }));
+  advance_clock(100 * rwsem::kWaitTimeoutNs);
+
+  HookEnv::hooks().hold_after_wake[kW2] = true;
+  w1.finish();
+  w3.start(r, kW3, false, &seq);
+  ASSERT_TRUE(eventually([&] { return w3.acquired.load(); }));
+
+  // W2 retries, fails and sleeps again: no HANDOFF however long it waited.
+  HookEnv::hooks().hold_after_wake[kW2] = false;
+  ASSERT_TRUE(eventually([&] { return counter(LockEvent::rwsem_sleep_writer) >= 1 && sleeping(kW2); }));
+  EXPECT_EQ(r.count_word() & rwsem::kFlagHandoff, 0u);
+
+  // W3's release leaves the lock free for anyone: W4 (a spinner) overtakes W2 again.
+  HookEnv::hooks().hold_after_wake[kW2] = true;
+  w3.finish();
+  w4.start(r, kW4, false, &seq);
+  ASSERT_TRUE(eventually([&] { return w4.acquired.load(); }));
+  w4.finish();
+  HookEnv::hooks().hold_after_wake[kW2] = false;
+  ASSERT_TRUE(eventually([&] { return w2.acquired.load(); }));
+  w2.finish();
+  EXPECT_EQ(w3.order.load(), 1);
+  EXPECT_EQ(w4.order.load(), 2);
+  EXPECT_EQ(w2.order.load(), 3);
+  EXPECT_EQ(counter(LockEvent::rwsem_wlock_handoff), 0u);
+  EXPECT_EQ(r.count_word(), 0u);
+}
+
 TEST_F(RwSemTest, ReadersDoNotStealFromAQueuedWriterWhileReaderOwned) {
   constexpr int kR1 = 271, kW = 272, kR2 = 273;
   std::atomic<int> seq{0};

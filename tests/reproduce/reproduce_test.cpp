@@ -159,6 +159,35 @@ TEST(Reproduce, ComparesSimulatedRatiosWithBands) {
   EXPECT_NE(to_table(results).find("b over a"), std::string::npos);
 }
 
+TEST(Reproduce, ExtraOverridesComeLastInEveryCell) {
+  TempDir d;
+  d.write("e/experiment.toml", kGood);
+  d.write("e/s.toml", "");
+  const auto exps = load_experiments(d.path.string());
+  std::vector<std::vector<std::string>> seen;
+  std::mutex mu;
+  Runner runner = [&](const std::string&, const std::vector<std::string>& overrides) {
+    {
+      std::lock_guard g(mu);
+      seen.push_back(overrides);
+    }
+    nlohmann::ordered_json run;
+    run["vms"] = {{{"name", "m"}, {"score", 100.0}, {"unit", "ops/s"}}};
+    return run;
+  };
+  Options o;
+  o.quick = true;
+  o.extra_overrides = {"host.housekeeping_interval_ns=0", "run.seed=7"};
+  run_experiments(exps, o, runner);
+  ASSERT_EQ(seen.size(), 2u);
+  for (const auto& ov : seen) {
+    ASSERT_GE(ov.size(), 3u);
+    EXPECT_EQ(ov.front(), "run.duration_ms=10");
+    EXPECT_EQ(ov[ov.size() - 2], "host.housekeeping_interval_ns=0");  // after the cell's own
+    EXPECT_EQ(ov.back(), "run.seed=7");
+  }
+}
+
 TEST(Metric, ProfileShareIsPercentOfTotal) {
   nlohmann::ordered_json run;
   run["profile"]["vm0"] = {{"total_ns", 1100},

@@ -141,6 +141,14 @@ inline std::span<const Knob> all_knobs() {
          return parse_u32(v, 0, 65536, p.owner_spin.preempt_check_period);
        },
        [](const LockPolicies& p) { return std::to_string(p.owner_spin.preempt_check_period); }},
+      {"mutex_handoff", "MUTEX_FLAG_HANDOFF", "9d659ae14b54 (v4.10)", "true | false",
+       "a woken first mutex waiter that loses claims the next unlock (false: pre-v4.10)",
+       [](LockPolicies& p, std::string_view v) { return parse_bool(v, p.handoff.mutex); },
+       [](const LockPolicies& p) { return std::string(p.handoff.mutex ? "true" : "false"); }},
+      {"rwsem_handoff", "RWSEM_FLAG_HANDOFF", "4f23dbc1e657 (v5.3)", "true | false",
+       "an rwsem waiter older than 4 ms stops stealing and is next (false: pre-v5.3)",
+       [](LockPolicies& p, std::string_view v) { return parse_bool(v, p.handoff.rwsem); },
+       [](const LockPolicies& p) { return std::string(p.handoff.rwsem ? "true" : "false"); }},
       {"spin_on_owner", "CONFIG_MUTEX_SPIN_ON_OWNER", "mutex.c / rwsem.c", "true | false",
        "mutex/rwsem optimistic spinning on a running owner",
        [](LockPolicies& p, std::string_view v) {

@@ -146,7 +146,9 @@ class Mutex {
       wait_lock_.unlock();
       schedule_preempt_disabled();
 
-      const bool first = waiters_.is_first(&waiter);
+      // Before 9d659ae14b54 (v4.10) a woken waiter only re-tried and slept again: running
+      // spinners could beat it indefinitely (policies().handoff.mutex = false).
+      const bool first = Env::policies().handoff.mutex && waiters_.is_first(&waiter);
       Env::prepare_block();
       // The first waiter that still loses sets HANDOFF (__mutex_trylock_or_handoff), then
       // spins on the owner without the OSQ (it is the designated next owner anyway).

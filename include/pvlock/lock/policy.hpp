@@ -47,10 +47,24 @@ struct OwnerSpinPolicy {
   bool spin_on_owner = true;
 };
 
+// Lock hand-off to a starving sleeper: which kernel era the sleeping locks follow. Seeds 003
+// (2016) and 004 (2017) measured guests from before these commits, where a woken waiter
+// only re-tries and running spinners may always steal.
+struct HandoffPolicy {
+  // 9d659ae14b54 (v4.10, "locking/mutex: Add lock handoff to avoid starvation"): a woken
+  // first waiter that loses sets MUTEX_FLAG_HANDOFF and spins on the owner outside the OSQ.
+  bool mutex = true;
+  // 4f23dbc1e657 (v5.3, "locking/rwsem: Implement lock handoff to prevent lock
+  // starvation"): a waiter older than RWSEM_WAIT_TIMEOUT sets RWSEM_FLAG_HANDOFF, which
+  // stops stealing, and then spins on the owner.
+  bool rwsem = true;
+};
+
 struct LockPolicies {
   QspinlockPolicy qspinlock;
   OsqPolicy osq;
   OwnerSpinPolicy owner_spin;
+  HandoffPolicy handoff;
 };
 
 }  // namespace pvlock

@@ -55,11 +55,11 @@ void for_each_lock(F&& f) {
   f.template operator()<Mutex<Env>>(LockInfo{
       "mutex", LockKind::sleeping,
       "kernel mutex: OSQ-gated spinning on a running owner, FIFO sleepers, hand-off",
-      {"break_on_prev_preempted", "preempt_check_period", "spin_on_owner"}});
+      {"break_on_prev_preempted", "preempt_check_period", "spin_on_owner", "mutex_handoff"}});
   f.template operator()<RwSem<Env>>(LockInfo{
       "rwsem", LockKind::rw,
       "kernel rw_semaphore: writers spin (time-limited on readers), reader stealing, hand-off",
-      {"break_on_prev_preempted", "preempt_check_period", "spin_on_owner"}});
+      {"break_on_prev_preempted", "preempt_check_period", "spin_on_owner", "rwsem_handoff"}});
   f.template operator()<BustedLock<Env>>(LockInfo{
       "busted", LockKind::spin, "no exclusion at all: locktorture's lock_busted, must FAIL", {},
       true});

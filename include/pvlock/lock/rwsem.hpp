@@ -316,7 +316,7 @@ class RwSem {
     Waiter waiter;
     waiter.task.store(task_word(Env::current()), std::memory_order_relaxed);
     waiter.type = WaiterType::read;
-    waiter.timeout_ns = Env::now_ns() + rwsem::kWaitTimeoutNs;
+    waiter.timeout_ns = handoff_deadline();
 
     WakeQ wq;
     wait_lock_.lock();
@@ -390,7 +390,7 @@ class RwSem {
     Waiter waiter;
     waiter.task.store(task_word(Env::current()), std::memory_order_relaxed);
     waiter.type = WaiterType::write;
-    waiter.timeout_ns = Env::now_ns() + rwsem::kWaitTimeoutNs;
+    waiter.timeout_ns = handoff_deadline();
 
     WakeQ wq;
     wait_lock_.lock();
@@ -425,6 +425,14 @@ class RwSem {
     }
     wait_lock_.unlock();
     Env::count(LockEvent::rwsem_wlock);
+  }
+
+  // When a waiter may claim HANDOFF (RWSEM_WAIT_TIMEOUT after it queued). Before
+  // 4f23dbc1e657 (v5.3) there was no hand-off: a waiter never stops stealers and never spins
+  // as the designated next owner (policies().handoff.rwsem = false), so it never times out.
+  static std::int64_t handoff_deadline() {
+    if (!Env::policies().handoff.rwsem) return std::numeric_limits<std::int64_t>::max();
+    return Env::now_ns() + rwsem::kWaitTimeoutNs;
   }
 
   // ---- optimistic spinning (writers) ----------------------------------------------------
