@@ -71,13 +71,20 @@ Experiment load_experiment(const std::string& toml_path) {
                                       e.source().begin.column, e.description()));
   }
   const std::string& f = toml_path;
-  reject_unknown(root, f, "", {"id", "seed_file", "title", "claim", "quick", "cell", "effect"});
+  reject_unknown(root, f, "",
+                 {"id", "seed_file", "title", "claim", "seeds", "quick", "cell", "effect"});
   Experiment ex;
   ex.dir = fs::path(toml_path).parent_path().string();
   ex.id = req_string(root, f, "id", "");
   ex.seed_file = req_string(root, f, "seed_file", "");
   ex.title = req_string(root, f, "title", "");
   ex.claim = req_string(root, f, "claim", "");
+  if (const toml::node* n = root.get("seeds")) {
+    const auto v = n->value<std::int64_t>();
+    if (!n->is_integer() || !v || *v < 1 || *v > 64)
+      fail(f, n->source(), "seeds", "must be an integer between 1 and 64");
+    ex.seeds = static_cast<int>(*v);
+  }
   if (const toml::node* q = root.get("quick")) {
     if (!q->is_table()) fail(f, q->source(), "quick", "must be a table");
     reject_unknown(*q->as_table(), f, "quick.", {"set"});

@@ -3,6 +3,8 @@
 //
 // experiments/<id>/experiment.toml:
 //   id, seed_file, title, claim
+//   seeds = N (1..64, default 1): every cell runs with run.seed = 1..N and reports the mean,
+//             for effects smaller than one run's seed-to-seed noise
 //   [quick] set = [...]                 overrides applied to every cell under --quick
 //   [[cell]]  name, scenario (path relative to the folder), set = [...overrides],
 //             metric ("score_sum" | "score_mean" | "profile:<symbol>"),
@@ -47,6 +49,7 @@ struct Experiment {
   std::string title;
   std::string claim;
   std::vector<std::string> quick_overrides;
+  int seeds = 1;
   std::vector<Cell> cells;
   std::vector<Effect> effects;
   const Cell* cell(const std::string& name) const;

@@ -37,10 +37,11 @@ double extract_metric(const nlohmann::ordered_json& run, const std::string& metr
 }
 
 std::vector<std::string> cell_overrides(const Experiment& ex, const Cell& cell,
-                                        const Options& options) {
+                                        const Options& options, int seed) {
   std::vector<std::string> overrides;
   if (options.quick) overrides = ex.quick_overrides;
   overrides.insert(overrides.end(), cell.overrides.begin(), cell.overrides.end());
+  if (seed > 0) overrides.push_back("run.seed=" + std::to_string(seed));
   overrides.insert(overrides.end(), options.extra_overrides.begin(),
                    options.extra_overrides.end());
   return overrides;
@@ -50,6 +51,7 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
                                               const Options& options, const Runner& runner) {
   struct Job {
     std::size_t exp, cell;
+    int seed;  // 1..N when the experiment averages over N seeds, else 0 (the scenario's)
   };
   std::vector<const Experiment*> chosen;
   for (const Experiment& e : experiments)
@@ -57,10 +59,13 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
   if (chosen.empty()) throw std::invalid_argument("no experiment named '" + options.only + "'");
 
   std::vector<Job> jobs;
-  std::vector<std::vector<double>> values(chosen.size());
+  // values[experiment][cell][seed - 1]: every seed's figure, averaged below.
+  std::vector<std::vector<std::vector<double>>> values(chosen.size());
   for (std::size_t i = 0; i < chosen.size(); ++i) {
-    values[i].assign(chosen[i]->cells.size(), 0.0);
-    for (std::size_t c = 0; c < chosen[i]->cells.size(); ++c) jobs.push_back({i, c});
+    const int n = chosen[i]->seeds;
+    values[i].assign(chosen[i]->cells.size(), std::vector<double>(static_cast<std::size_t>(n)));
+    for (std::size_t c = 0; c < chosen[i]->cells.size(); ++c)
+      for (int k = 1; k <= n; ++k) jobs.push_back({i, c, n > 1 ? k : 0});
   }
 
   std::atomic<std::size_t> next{0};
@@ -72,8 +77,10 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
       const Experiment& ex = *chosen[jobs[j].exp];
       const Cell& cell = ex.cells[jobs[j].cell];
       try {
-        values[jobs[j].exp][jobs[j].cell] =
-            extract_metric(runner(cell.scenario, cell_overrides(ex, cell, options)), cell.metric);
+        const Job& job = jobs[j];
+        values[job.exp][job.cell][static_cast<std::size_t>(std::max(job.seed, 1) - 1)] =
+            extract_metric(runner(cell.scenario, cell_overrides(ex, cell, options, job.seed)),
+                           cell.metric);
       } catch (const std::exception& e) {
         std::lock_guard g(mu);
         if (first_error.empty()) first_error = ex.id + "/" + cell.name + ": " + e.what();
@@ -95,8 +102,19 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const Experiment& ex = *chosen[i];
     ExperimentResult r{ex.id, ex.seed_file, ex.title, {}, {}};
-    for (std::size_t c = 0; c < ex.cells.size(); ++c)
-      r.cells.push_back({ex.cells[c].name, ex.cells[c].published, values[i][c], ex.cells[c].unit});
+    for (std::size_t c = 0; c < ex.cells.size(); ++c) {
+      const std::vector<double>& v = values[i][c];
+      double mean = 0;
+      for (double x : v) mean += x;
+      mean /= static_cast<double>(v.size());
+      double sd = 0;
+      if (v.size() > 1) {
+        for (double x : v) sd += (x - mean) * (x - mean);
+        sd = std::sqrt(sd / static_cast<double>(v.size() - 1));
+      }
+      r.cells.push_back({ex.cells[c].name, ex.cells[c].published, mean, ex.cells[c].unit,
+                         static_cast<int>(v.size()), sd});
+    }
     auto value_of = [&](const std::string& name) {
       for (const CellResult& c : r.cells)
         if (c.name == name) return c;
@@ -135,6 +153,10 @@ nlohmann::ordered_json to_json(const std::vector<ExperimentResult>& results, dou
       cj["published"] = c.published ? nlohmann::ordered_json(*c.published) : nlohmann::ordered_json();
       cj["simulated"] = c.simulated;
       cj["unit"] = c.unit;
+      if (c.seeds > 1) {
+        cj["seeds"] = c.seeds;
+        cj["simulated_sd"] = c.simulated_sd;
+      }
       e["cells"].push_back(cj);
     }
     e["effects"] = nlohmann::ordered_json::array();
@@ -168,8 +190,11 @@ std::string to_table(const std::vector<ExperimentResult>& results) {
     out += fmt::format("== {} ({}) — {}\n", r.id, r.seed_file, r.title);
     out += fmt::format("  {:<34} {:>14} {:>14}  {}\n", "cell", "published", "simulated", "unit");
     for (const CellResult& c : r.cells)
-      out += fmt::format("  {:<34} {:>14} {:>14}  {}\n", c.name,
-                         c.published ? fmt_value(*c.published) : "-", fmt_value(c.simulated), c.unit);
+      out += fmt::format("  {:<34} {:>14} {:>14}  {}{}\n", c.name,
+                         c.published ? fmt_value(*c.published) : "-", fmt_value(c.simulated), c.unit,
+                         c.seeds > 1 ? fmt::format("  (mean of {} seeds, sd {})", c.seeds,
+                                                   fmt_value(c.simulated_sd))
+                                     : "");
     if (!r.effects.empty())
       out += fmt::format("  {:<34} {:>14} {:>14}  {:<22} {}\n", "effect (ratio)", "published",
                          "simulated", "band", "agrees");

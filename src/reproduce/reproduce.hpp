@@ -15,8 +15,10 @@ namespace pvlock::reproduce {
 struct CellResult {
   std::string name;
   std::optional<double> published;
-  double simulated = 0;
+  double simulated = 0;  // mean over the experiment's seeds
   std::string unit;
+  int seeds = 1;
+  double simulated_sd = 0;  // sample standard deviation over the seeds (0 for one seed)
 };
 
 struct EffectResult {
@@ -51,9 +53,10 @@ using Runner =
     std::function<nlohmann::ordered_json(const std::string&, const std::vector<std::string>&)>;
 
 // The overrides a cell runs with: the experiment's [quick] ones under --quick, then the
-// cell's own, then Options::extra_overrides.
+// cell's own, then run.seed = `seed` when the experiment averages over seeds (seed > 0),
+// then Options::extra_overrides.
 std::vector<std::string> cell_overrides(const Experiment& ex, const Cell& cell,
-                                        const Options& options);
+                                        const Options& options, int seed = 0);
 
 std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& experiments,
                                               const Options& options, const Runner& runner);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -185,6 +186,62 @@ TEST(Reproduce, ExtraOverridesComeLastInEveryCell) {
     EXPECT_EQ(ov.front(), "run.duration_ms=10");
     EXPECT_EQ(ov[ov.size() - 2], "host.housekeeping_interval_ns=0");  // after the cell's own
     EXPECT_EQ(ov.back(), "run.seed=7");
+  }
+}
+
+TEST(Reproduce, SeedsAverageEveryCellOverRunSeeds) {
+  TempDir d;
+  std::string text = kGood;
+  text.replace(text.find("[quick]"), 0, "seeds = 3\n");
+  d.write("e/experiment.toml", text);
+  d.write("e/s.toml", "");
+  const auto exps = load_experiments(d.path.string());
+  ASSERT_EQ(exps.at(0).seeds, 3);
+  std::mutex mu;
+  std::vector<std::string> seeds_seen;
+  Runner runner = [&](const std::string&, const std::vector<std::string>& overrides) {
+    const std::string& last = overrides.back();
+    EXPECT_EQ(last.rfind("run.seed=", 0), 0u);
+    const int k = std::stoi(last.substr(9));
+    {
+      std::lock_guard g(mu);
+      seeds_seen.push_back(last);
+    }
+    const bool tas = std::find(overrides.begin(), overrides.end(), "guest.lock=tas") !=
+                     overrides.end();
+    nlohmann::ordered_json run;
+    run["vms"] = {{{"name", "m"}, {"score", (tas ? 200.0 : 100.0) + 10.0 * k}, {"unit", "x"}}};
+    return run;
+  };
+  Options o;
+  o.jobs = 3;
+  const auto results = run_experiments(exps, o, runner);
+  EXPECT_EQ(seeds_seen.size(), 6u);  // 2 cells x 3 seeds
+  const auto& cells = results.at(0).cells;
+  EXPECT_DOUBLE_EQ(cells.at(0).simulated, 120.0);  // mean of 110, 120, 130
+  EXPECT_DOUBLE_EQ(cells.at(1).simulated, 220.0);
+  EXPECT_DOUBLE_EQ(cells.at(0).simulated_sd, 10.0);
+  EXPECT_EQ(cells.at(0).seeds, 3);
+  const auto j = to_json(results, 1.0);
+  EXPECT_EQ(j["experiments"][0]["cells"][0]["seeds"], 3);
+  EXPECT_NE(to_table(results).find("mean of 3 seeds"), std::string::npos);
+}
+
+TEST(Experiment, SeedsMustBeASmallPositiveInteger) {
+  for (const char* bad : {"seeds = 0\n", "seeds = 65\n", "seeds = \"x\"\n", "seeds = 1.5\n"}) {
+    TempDir d;
+    std::string text = kGood;
+    text.replace(text.find("[quick]"), 0, bad);
+    d.write("e/experiment.toml", text);
+    d.write("e/s.toml", "");
+    try {
+      load_experiments(d.path.string());
+      ADD_FAILURE() << bad;
+    } catch (const ExperimentError& e) {
+      EXPECT_NE(std::string(e.what()).find("seeds: must be an integer between 1 and 64"),
+                std::string::npos)
+          << e.what();
+    }
   }
 }
 
