@@ -48,8 +48,10 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
 
   std::vector<Job> jobs;
   std::vector<std::vector<double>> values(chosen.size());
+  std::vector<std::vector<std::string>> stuck(chosen.size());
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     values[i].assign(chosen[i]->cells.size(), 0.0);
+    stuck[i].assign(chosen[i]->cells.size(), std::string());
     for (std::size_t c = 0; c < chosen[i]->cells.size(); ++c) jobs.push_back({i, c});
   }
 
@@ -65,7 +67,17 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
         std::vector<std::string> overrides;
         if (options.quick) overrides = ex.quick_overrides;
         overrides.insert(overrides.end(), cell.overrides.begin(), cell.overrides.end());
-        values[jobs[j].exp][jobs[j].cell] = extract_metric(runner(cell.scenario, overrides), cell.metric);
+        const nlohmann::ordered_json run = runner(cell.scenario, overrides);
+        // A run the liveness watchdog stopped ended early: its scores describe a truncated
+        // run, never a measurement. The cell says so instead of giving a number.
+        if (run.contains("liveness")) {
+          stuck[jobs[j].exp][jobs[j].cell] = fmt::format(
+              "liveness watchdog at {} ns: {}", run.at("liveness").value("at_ns", std::int64_t{0}),
+              run.at("liveness").value("reason", std::string("no progress")));
+          values[jobs[j].exp][jobs[j].cell] = std::nan("");
+        } else {
+          values[jobs[j].exp][jobs[j].cell] = extract_metric(run, cell.metric);
+        }
       } catch (const std::exception& e) {
         std::lock_guard g(mu);
         if (first_error.empty()) first_error = ex.id + "/" + cell.name + ": " + e.what();
@@ -88,7 +100,8 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
     const Experiment& ex = *chosen[i];
     ExperimentResult r{ex.id, ex.seed_file, ex.title, {}, {}};
     for (std::size_t c = 0; c < ex.cells.size(); ++c)
-      r.cells.push_back({ex.cells[c].name, ex.cells[c].published, values[i][c], ex.cells[c].unit});
+      r.cells.push_back(
+          {ex.cells[c].name, ex.cells[c].published, values[i][c], ex.cells[c].unit, stuck[i][c]});
     auto value_of = [&](const std::string& name) {
       for (const CellResult& c : r.cells)
         if (c.name == name) return c;
@@ -127,6 +140,7 @@ nlohmann::ordered_json to_json(const std::vector<ExperimentResult>& results, dou
       cj["published"] = c.published ? nlohmann::ordered_json(*c.published) : nlohmann::ordered_json();
       cj["simulated"] = c.simulated;
       cj["unit"] = c.unit;
+      if (!c.stuck.empty()) cj["stuck"] = c.stuck;
       e["cells"].push_back(cj);
     }
     e["effects"] = nlohmann::ordered_json::array();
@@ -161,7 +175,10 @@ std::string to_table(const std::vector<ExperimentResult>& results) {
     out += fmt::format("  {:<34} {:>14} {:>14}  {}\n", "cell", "published", "simulated", "unit");
     for (const CellResult& c : r.cells)
       out += fmt::format("  {:<34} {:>14} {:>14}  {}\n", c.name,
-                         c.published ? fmt_value(*c.published) : "-", fmt_value(c.simulated), c.unit);
+                         c.published ? fmt_value(*c.published) : "-",
+                         c.stuck.empty() ? fmt_value(c.simulated) : "STUCK", c.unit);
+    for (const CellResult& c : r.cells)
+      if (!c.stuck.empty()) out += fmt::format("  !!! {}: {}\n", c.name, c.stuck);
     if (!r.effects.empty())
       out += fmt::format("  {:<34} {:>14} {:>14}  {:<22} {}\n", "effect (ratio)", "published",
                          "simulated", "band", "agrees");
@@ -174,6 +191,13 @@ std::string to_table(const std::vector<ExperimentResult>& results) {
     out += "\n";
   }
   return out;
+}
+
+bool any_stuck(const std::vector<ExperimentResult>& results) {
+  for (const ExperimentResult& r : results)
+    for (const CellResult& c : r.cells)
+      if (!c.stuck.empty()) return true;
+  return false;
 }
 
 bool all_agree(const std::vector<ExperimentResult>& results) {

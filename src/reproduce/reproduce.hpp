@@ -17,6 +17,9 @@ struct CellResult {
   std::optional<double> published;
   double simulated = 0;
   std::string unit;
+  // Non-empty if the liveness watchdog stopped the cell's run (its reason): the run ended
+  // early, so `simulated` is NaN rather than a truncated number.
+  std::string stuck;
 };
 
 struct EffectResult {
@@ -56,6 +59,8 @@ double extract_metric(const nlohmann::ordered_json& run, const std::string& metr
 
 nlohmann::ordered_json to_json(const std::vector<ExperimentResult>& results, double wall_s);
 std::string to_table(const std::vector<ExperimentResult>& results);
+// True if the watchdog stopped any cell's run (pvlock reproduce then exits 3).
+bool any_stuck(const std::vector<ExperimentResult>& results);
 bool all_agree(const std::vector<ExperimentResult>& results);
 
 }  // namespace pvlock::reproduce
