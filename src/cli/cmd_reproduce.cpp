@@ -125,6 +125,8 @@ void register_reproduce(CLI::App& app, Action& action) {
         if (std::system(cmdline.c_str()) != 0)
           fmt::print(stderr, "pvlock: plotting failed (is python3-matplotlib installed?)\n");
       }
+      // A cell whose run the watchdog stopped is a liveness failure, never a quiet number.
+      if (reproduce::any_stuck(results)) return kExitStuck;
       if (a.check && !reproduce::all_agree(results)) return kExitFailed;
       return kExitOk;
     };

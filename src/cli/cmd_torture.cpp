@@ -13,6 +13,7 @@
 #include "pvlock/lock/registry.hpp"
 #include "report/counters_json.hpp"
 #include "report/torture_json.hpp"
+#include "scenario/parse.hpp"
 #include "workload/torture.hpp"
 
 namespace pvlock::cli {
@@ -48,9 +49,9 @@ nlohmann::ordered_json to_json(const native::TortureResult& r, const std::string
   return j;
 }
 
-void print_text(const native::TortureResult& r) {
-  fmt::print("{}-torture ({} writers, {} readers, {:.1f} s, native):\n", r.lock, r.threads,
-             r.readers, r.duration_s);
+void print_text(const native::TortureResult& r, const std::string& world) {
+  fmt::print("{}-torture ({} writers, {} readers, {} s, {}):\n", r.lock, r.threads, r.readers,
+             r.duration_s, world);
   fmt::print("Writes:  Total: {}  Max/Min: {}/{} {}  Fail: {}\n", r.acquisitions,
              r.max_per_thread, r.min_per_thread, r.starvation ? "???" : "", r.violations);
   if (r.readers > 0) fmt::print("Reads :  Total: {}\n", r.read_acquisitions);
@@ -77,7 +78,10 @@ void register_torture(CLI::App& app, Action& action) {
   cmd->add_option("--duration", args->duration, "Seconds to run");
   cmd->add_option("--hold-ns", args->hold_ns, "Busy-wait inside each critical section (ns)");
   cmd->add_option("--seed", args->seed, "Random seed");
-  cmd->add_option("--set", args->sets, "Policy knob name=value (repeatable; see `pvlock locks`)");
+  cmd->add_option("--set", args->sets,
+                  "Policy knob name=value (repeatable; see `pvlock locks`); with --world sim also "
+                  "a scenario override key.path=value as `pvlock run --set` takes it, e.g. "
+                  "faults.drop_kick=0.01, workload.irqs_off=true, run.watchdog_ms=50");
   cmd->add_flag("--json", args->json, "Print one JSON object");
   cmd->callback([args, &action] {
     action = [args] {
@@ -102,13 +106,30 @@ void register_torture(CLI::App& app, Action& action) {
       o.duration_s = a.duration;
       o.hold_ns = a.hold_ns;
       o.seed = a.seed;
-      for (const std::string& kv : a.sets)
-        if (auto err = apply_knob_assignment(o.policies, kv)) throw UsageError("--set: " + *err);
+      // A plain name is a lock knob; a key path (faults.drop_kick, workload.irqs_off)
+      // overrides the simulated (bare-metal) scenario, which the native world does not have.
+      std::vector<std::string> overrides;
+      for (const std::string& kv : a.sets) {
+        const std::string key = kv.substr(0, kv.find('='));
+        if (key.find_first_of(".[") != std::string::npos) {
+          if (a.world != "sim")
+            throw UsageError("--set " + kv +
+                             ": a scenario override (key.path=value) needs --world sim");
+          overrides.push_back(kv);
+        } else if (auto err = apply_knob_assignment(o.policies, kv)) {
+          throw UsageError("--set: " + *err);
+        }
+      }
       // --world sim: a bare-metal simulated machine, --duration in simulated seconds.
-      const native::TortureResult r =
-          a.world == "sim" ? workload::run_sim_torture(o) : native::run_torture(o);
+      native::TortureResult r;
+      try {
+        r = a.world == "sim" ? workload::run_sim_torture(o, overrides) : native::run_torture(o);
+      } catch (const scenario::ScenarioError& e) {
+        throw UsageError(e.what());
+      }
       if (a.json) fmt::print("{}\n", to_json(r, a.world).dump(2));
-      else print_text(r);
+      else
+        print_text(r, a.world);
       std::fflush(stdout);
       if (!r.liveness.empty()) fmt::print(stderr, "{}", r.liveness);
       // Stuck workers cannot be joined: leave without running static destructors.

@@ -61,9 +61,11 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
   std::vector<Job> jobs;
   // values[experiment][cell][seed - 1]: every seed's figure, averaged below.
   std::vector<std::vector<std::vector<double>>> values(chosen.size());
+  std::vector<std::vector<std::string>> stuck(chosen.size());
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const int n = chosen[i]->seeds;
     values[i].assign(chosen[i]->cells.size(), std::vector<double>(static_cast<std::size_t>(n)));
+    stuck[i].assign(chosen[i]->cells.size(), std::string());
     for (std::size_t c = 0; c < chosen[i]->cells.size(); ++c)
       for (int k = 1; k <= n; ++k) jobs.push_back({i, c, n > 1 ? k : 0});
   }
@@ -78,9 +80,23 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
       const Cell& cell = ex.cells[jobs[j].cell];
       try {
         const Job& job = jobs[j];
-        values[job.exp][job.cell][static_cast<std::size_t>(std::max(job.seed, 1) - 1)] =
-            extract_metric(runner(cell.scenario, cell_overrides(ex, cell, options, job.seed)),
-                           cell.metric);
+        double& value = values[job.exp][job.cell][static_cast<std::size_t>(std::max(job.seed, 1) - 1)];
+        const nlohmann::ordered_json run =
+            runner(cell.scenario, cell_overrides(ex, cell, options, job.seed));
+        // A run the liveness watchdog stopped ended early: its scores describe a truncated
+        // run, never a measurement. The cell says so instead of giving a number.
+        if (run.contains("liveness")) {
+          std::lock_guard g(mu);
+          std::string& why = stuck[job.exp][job.cell];
+          if (why.empty())
+            why = fmt::format("{}liveness watchdog at {} ns: {}",
+                              job.seed > 0 ? fmt::format("seed {}: ", job.seed) : "",
+                              run.at("liveness").value("at_ns", std::int64_t{0}),
+                              run.at("liveness").value("reason", std::string("no progress")));
+          value = std::nan("");
+        } else {
+          value = extract_metric(run, cell.metric);
+        }
       } catch (const std::exception& e) {
         std::lock_guard g(mu);
         if (first_error.empty()) first_error = ex.id + "/" + cell.name + ": " + e.what();
@@ -113,7 +129,7 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
         sd = std::sqrt(sd / static_cast<double>(v.size() - 1));
       }
       r.cells.push_back({ex.cells[c].name, ex.cells[c].published, mean, ex.cells[c].unit,
-                         static_cast<int>(v.size()), sd});
+                         static_cast<int>(v.size()), sd, stuck[i][c]});
     }
     auto value_of = [&](const std::string& name) {
       for (const CellResult& c : r.cells)
@@ -157,6 +173,7 @@ nlohmann::ordered_json to_json(const std::vector<ExperimentResult>& results, dou
         cj["seeds"] = c.seeds;
         cj["simulated_sd"] = c.simulated_sd;
       }
+      if (!c.stuck.empty()) cj["stuck"] = c.stuck;
       e["cells"].push_back(cj);
     }
     e["effects"] = nlohmann::ordered_json::array();
@@ -191,10 +208,14 @@ std::string to_table(const std::vector<ExperimentResult>& results) {
     out += fmt::format("  {:<34} {:>14} {:>14}  {}\n", "cell", "published", "simulated", "unit");
     for (const CellResult& c : r.cells)
       out += fmt::format("  {:<34} {:>14} {:>14}  {}{}\n", c.name,
-                         c.published ? fmt_value(*c.published) : "-", fmt_value(c.simulated), c.unit,
-                         c.seeds > 1 ? fmt::format("  (mean of {} seeds, sd {})", c.seeds,
-                                                   fmt_value(c.simulated_sd))
-                                     : "");
+                         c.published ? fmt_value(*c.published) : "-",
+                         c.stuck.empty() ? fmt_value(c.simulated) : "STUCK", c.unit,
+                         c.seeds > 1 && c.stuck.empty()
+                             ? fmt::format("  (mean of {} seeds, sd {})", c.seeds,
+                                           fmt_value(c.simulated_sd))
+                             : "");
+    for (const CellResult& c : r.cells)
+      if (!c.stuck.empty()) out += fmt::format("  !!! {}: {}\n", c.name, c.stuck);
     if (!r.effects.empty())
       out += fmt::format("  {:<34} {:>14} {:>14}  {:<22} {}\n", "effect (ratio)", "published",
                          "simulated", "band", "agrees");
@@ -207,6 +228,13 @@ std::string to_table(const std::vector<ExperimentResult>& results) {
     out += "\n";
   }
   return out;
+}
+
+bool any_stuck(const std::vector<ExperimentResult>& results) {
+  for (const ExperimentResult& r : results)
+    for (const CellResult& c : r.cells)
+      if (!c.stuck.empty()) return true;
+  return false;
 }
 
 bool all_agree(const std::vector<ExperimentResult>& results) {

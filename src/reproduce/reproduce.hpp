@@ -19,6 +19,9 @@ struct CellResult {
   std::string unit;
   int seeds = 1;
   double simulated_sd = 0;  // sample standard deviation over the seeds (0 for one seed)
+  // Non-empty if the liveness watchdog stopped a run of the cell (its reason): that run
+  // ended early, so `simulated` is NaN rather than a truncated number.
+  std::string stuck;
 };
 
 struct EffectResult {
@@ -67,6 +70,8 @@ double extract_metric(const nlohmann::ordered_json& run, const std::string& metr
 
 nlohmann::ordered_json to_json(const std::vector<ExperimentResult>& results, double wall_s);
 std::string to_table(const std::vector<ExperimentResult>& results);
+// True if the watchdog stopped any cell's run (pvlock reproduce then exits 3).
+bool any_stuck(const std::vector<ExperimentResult>& results);
 bool all_agree(const std::vector<ExperimentResult>& results);
 
 }  // namespace pvlock::reproduce

@@ -177,9 +177,11 @@ struct FaultSpec {
   std::int64_t ipi_delay_ns = 0;            // every IPI (wake-up, call function) arrives this late
   double preempt_holder_after_acquire = 0;  // P(host deschedules a holder on acquisition)
   double preempt_queue_head = 0;            // P(host deschedules a task when it becomes queue head)
+  double preempt_at_access = 0;             // P(host deschedules a vCPU after one memory access)
+  std::int64_t preempt_at_access_ns = 20'000;  // ... for this much host CPU time
   bool any() const {
     return drop_kick > 0 || kick_delay_ns > 0 || spurious_wakeup > 0 || ipi_delay_ns > 0 ||
-           preempt_holder_after_acquire > 0 || preempt_queue_head > 0;
+           preempt_holder_after_acquire > 0 || preempt_queue_head > 0 || preempt_at_access > 0;
   }
 };
 

@@ -47,9 +47,12 @@ void read_faults(Section& s, FaultSpec& f, bool virtualized) {
   s.read("ipi_delay_ns", f.ipi_delay_ns, 0, kMaxDelayNs);
   s.read("preempt_holder_after_acquire", f.preempt_holder_after_acquire, 0, 1);
   s.read("preempt_queue_head", f.preempt_queue_head, 0, 1);
+  s.read("preempt_at_access", f.preempt_at_access, 0, 1);
+  s.read("preempt_at_access_ns", f.preempt_at_access_ns, 1, kMaxDelayNs);
   // Descheduling a vCPU is the host scheduler's doing: bare metal has none.
   if (!virtualized)
-    for (const char* key : {"preempt_holder_after_acquire", "preempt_queue_head"})
+    for (const char* key : {"preempt_holder_after_acquire", "preempt_queue_head",
+                            "preempt_at_access", "preempt_at_access_ns"})
       if (s.table().contains(key))
         s.fail(key, "deschedules a vCPU, which needs a [host] (bare metal has no hypervisor)");
   s.finish();

@@ -43,8 +43,11 @@ class Platform {
   // than through kick/send_ipi: a blocked vCPU thread must be woken. Bare metal: nothing.
   virtual void halt_ended(Vcpu&) {}
   // Fault injection (adversarial host): take the vCPU off its physical CPU now, leaving it
-  // runnable. Bare metal has no host to do so.
-  virtual void deschedule(Vcpu&) {}
+  // runnable. With ns == 0 a sched_yield() of its thread (the host runs something else if it
+  // has anything); with ns > 0 a host thread takes that pCPU for ns of CPU time first (an
+  // interrupt storm, a kworker, a QEMU I/O thread), whatever else is runnable. Bare metal has
+  // no host to do so.
+  virtual void deschedule(Vcpu&, std::int64_t /*ns*/) {}
 };
 
 }  // namespace pvlock::sim

@@ -132,7 +132,8 @@ nlohmann::ordered_json faults_json(const FaultCounters& c) {
           {"late_wakeup_ns", c.late_wakeup_ns},
           {"max_late_wakeup_ns", c.max_late_wakeup_ns},
           {"preempted_holders", c.preempted_holders},
-          {"preempted_queue_heads", c.preempted_queue_heads}};
+          {"preempted_queue_heads", c.preempted_queue_heads},
+          {"preempted_at_access", c.preempted_at_access}};
 }
 
 }  // namespace

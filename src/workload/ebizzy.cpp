@@ -11,6 +11,7 @@
 #include "scenario/parse.hpp"
 #include "sim/guest/sim_env.hpp"
 #include "workload/guest_api.hpp"
+#include "workload/lock_watch.hpp"
 
 namespace pvlock::workload {
 namespace {
@@ -43,6 +44,10 @@ class Ebizzy final : public Workload {
     locks_->lru.stat.name = "ebizzy.lru";
     g.register_lock_stat(locks_->zone.stat);
     g.register_lock_stat(locks_->lru.stat);
+    locks_->zone.watch = make_lock_watch(
+        locks_->zone.lock, std::string(Spinlock::kName) + " ebizzy.zone (" + g.name() + ")");
+    locks_->lru.watch = make_lock_watch(
+        locks_->lru.lock, std::string(Spinlock::kName) + " ebizzy.lru (" + g.name() + ")");
     for (int i = 0; i < n; ++i)
       g.create_task("ebizzy/" + std::to_string(i), i % g.vcpu_count(), [this, i] { body(i); });
   }
@@ -64,6 +69,7 @@ class Ebizzy final : public Workload {
   struct alignas(64) LockHolder {
     Spinlock lock;
     LockStat stat;
+    sim::LockWatch watch;  // liveness watchdog: holder, waiters, last unlocker
   };
   // The initiator's call_single_data: targets count it down as they run the handler.
   struct alignas(64) Csd {
@@ -74,13 +80,21 @@ class Ebizzy final : public Workload {
     // spin_lock_irqsave(&zone->lock) / lruvec lock: IRQs off while waiting and holding.
     api::irq_disable();
     api::set_symbol(sim::Sym::lock_ops);
+    api::lock_waiting(l.watch);
     const std::int64_t stamp = stat_lock<Env>(l.lock, l.stat);
+    api::lock_acquired(l.watch);
     api::set_symbol(sim::Sym::kernel);
     api::compute(api::sample(hold));
     api::set_symbol(sim::Sym::lock_ops);
+    api::lock_releasing(l.watch);
     stat_unlock<Env>(l.lock, l.stat, stamp);
     api::set_symbol(sim::Sym::kernel);
     api::irq_enable();
+    // A lock section done: progress for the liveness watchdog (a timestamp store, no
+    // simulated time). Per section as well as per record, because on the seeds'
+    // over-committed hosts one record can take longer than the watchdog limit of a short
+    // run (reproduce --quick: 85 ms) without anything being stuck.
+    api::progress();
   }
 
   void shootdown(int me) {
@@ -130,6 +144,9 @@ class Ebizzy final : public Workload {
       if (p_.shootdown && guest_.vcpu_count() > 1) shootdown(me);
       mmap_read_unlock();
       if (api::measuring()) ++records_[static_cast<std::size_t>(me)];
+      // One record done. A task stranded in a lock (a halted waiter whose kick was lost
+      // with IRQs off) or in a TLB shootdown stops reporting and the watchdog names it.
+      api::progress();
     }
   }
 

@@ -9,6 +9,7 @@
 #include "scenario/parse.hpp"
 #include "sim/guest/sim_env.hpp"
 #include "workload/guest_api.hpp"
+#include "workload/lock_watch.hpp"
 
 namespace pvlock::workload {
 namespace {
@@ -32,8 +33,10 @@ class Messaging final : public Workload {
     pipes_.reserve(static_cast<std::size_t>(pipes));
     for (int i = 0; i < pipes; ++i) {
       pipes_.push_back(std::make_unique<Pipe>());
-      pipes_.back()->stat.name = "messaging.pipe_mutex[" + std::to_string(i) + "]";
-      g.register_lock_stat(pipes_.back()->stat);
+      Pipe& pipe = *pipes_.back();
+      pipe.stat.name = "messaging.pipe_mutex[" + std::to_string(i) + "]";
+      g.register_lock_stat(pipe.stat);
+      pipe.watch = make_lock_watch(pipe.mutex, pipe.stat.name + " (" + g.name() + ")");
     }
     for (auto& pipe : pipes_) pipe->blocked_writers.reserve(static_cast<std::size_t>(p.senders));
     received_.assign(static_cast<std::size_t>(pipes), 0);
@@ -67,6 +70,7 @@ class Messaging final : public Workload {
   struct alignas(64) Pipe {
     Mutex mutex;
     LockStat stat;
+    sim::LockWatch watch;    // liveness watchdog: holder, waiters, last unlocker
     std::int64_t stamp = 0;  // hold stamp of the current holder (lock_stat's held_lock)
     // Protected by the mutex (plain: only touched by the holder).
     int count = 0;
@@ -75,8 +79,15 @@ class Messaging final : public Workload {
   };
 
   // pipe_lock()/pipe_unlock(): mutex_lock/mutex_unlock through the lock_stat wrapper.
-  static void lock(Pipe& p) { p.stamp = stat_lock<Env>(p.mutex, p.stat); }
-  static void unlock(Pipe& p) { stat_unlock<Env>(p.mutex, p.stat, p.stamp); }
+  static void lock(Pipe& p) {
+    api::lock_waiting(p.watch);
+    p.stamp = stat_lock<Env>(p.mutex, p.stat);
+    api::lock_acquired(p.watch);
+  }
+  static void unlock(Pipe& p) {
+    api::lock_releasing(p.watch);
+    stat_unlock<Env>(p.mutex, p.stat, p.stamp);
+  }
 
   void sender(int grp) {
     for (;;) {
@@ -98,6 +109,7 @@ class Messaging final : public Workload {
         pipe.waiting_reader = nullptr;
         unlock(pipe);
         if (reader != nullptr) Env::wake(reader);
+        api::progress();  // one message sent (a timestamp store, no simulated time)
       }
     }
   }
@@ -126,6 +138,7 @@ class Messaging final : public Workload {
       unlock(pipe);
       if (writer != nullptr) Env::wake(writer);
       if (api::measuring()) ++received_[static_cast<std::size_t>(index)];
+      api::progress();  // one message received
     }
   }
 

@@ -1,11 +1,14 @@
 #include "workload/torture.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
 
+#include "pvlock/lock/knobs.hpp"
 #include "pvlock/lock/registry.hpp"
 #include "report/counters_json.hpp"
 #include "report/torture_json.hpp"
@@ -227,34 +230,42 @@ std::unique_ptr<Workload> make_torture(const scenario::WorkloadSpec& spec, sim::
   return out;
 }
 
-native::TortureResult run_sim_torture(const native::TortureOptions& o) {
+namespace {
+
+// The scenario of `pvlock torture --world sim` as TOML text, so that the run command's
+// override machinery (--set key.path=value, with its validation and messages) applies to it
+// unchanged. Knobs are written as strings through each knob's own getter and setter.
+std::string torture_scenario_toml(const native::TortureOptions& o, int n) {
+  const int sockets = (n >= 16 && n % 2 == 0) ? 2 : 1;
+  std::string t;
+  t += fmt::format("[run]\nseed = {}\nwarmup_ms = 0\nduration_ms = {}\n", o.seed,
+                   o.duration_s * 1e3);
+  t += fmt::format("[machine]\nsockets = {}\ncores_per_socket = {}\nthreads_per_core = 1\n",
+                   sockets, n / sockets);
+  // Bare metal: the top-level [guest] and [workload] are one pinned "VM" of all CPUs.
+  t += fmt::format("[guest]\nlock = \"{}\"\n", o.lock);
+  const LockPolicies defaults{};
+  for (const Knob& k : all_knobs())
+    if (const std::string v = k.get(o.policies); v != k.get(defaults))
+      t += fmt::format("{} = \"{}\"\n", k.name, v);
+  t += fmt::format(
+      "[workload]\ntype = \"torture\"\nhold_ns = {}\nlong_hold_ns = {}\n"
+      "long_hold_one_in = {}\nreaders = {}\n",
+      o.hold_ns, o.long_hold_ns, o.long_hold_one_in, o.readers);
+  return t;
+}
+
+}  // namespace
+
+native::TortureResult run_sim_torture(const native::TortureOptions& o,
+                                      const std::vector<std::string>& overrides) {
   bool known = false;
   for (const LockInfo& i : lock_infos<sim::SimEnv>()) known = known || i.name == o.lock;
   if (!known) throw std::invalid_argument("unknown lock '" + o.lock + "'");
   const int n = std::max(1, o.threads);
-  scenario::Scenario sc;
-  sc.name = "torture";
-  sc.run.seed = o.seed;
-  sc.run.warmup_ms = 0;
-  sc.run.duration_ms = o.duration_s * 1e3;
-  sc.machine.sockets = (n >= 16 && n % 2 == 0) ? 2 : 1;
-  sc.machine.cores_per_socket = n / sc.machine.sockets;
-  sc.machine.threads_per_core = 1;
-  scenario::VmSpec vm;
-  vm.name = "torture";
-  vm.vcpus = n;
-  vm.placement = scenario::VmSpec::Placement::pinned;
-  vm.guest.lock_name = o.lock;
-  vm.guest.policies = o.policies;
-  vm.workload.type = "torture";
-  scenario::Dist hold;
-  hold.mean = static_cast<double>(o.hold_ns);
-  vm.workload.params["hold_ns"] = scenario::Param{hold, {}};
-  vm.workload.params["long_hold_ns"] = scenario::Param{o.long_hold_ns, {}};
-  vm.workload.params["long_hold_one_in"] =
-      scenario::Param{static_cast<std::int64_t>(o.long_hold_one_in), {}};
-  vm.workload.params["readers"] = scenario::Param{static_cast<std::int64_t>(o.readers), {}};
-  sc.vms.push_back(vm);
+  scenario::Scenario sc =
+      scenario::parse_scenario(torture_scenario_toml(o, n), "torture", overrides);
+  sc.vms.front().name = "torture";  // how the diagnostic names its tasks
 
   native::TortureResult out;
   sim::run_scenario(sc, [&](sim::Simulation& sim, std::vector<sim::VmRun>& vms) {

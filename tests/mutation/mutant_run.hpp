@@ -107,6 +107,11 @@ struct TortureSetup {
   std::uint32_t spin_threshold = 256;
   int vcpus = 8;
   int pcpus = 4;
+  // [faults] preempt_at_access: the host deschedules a vCPU between two of its task's memory
+  // accesses with this probability (the adversarial schedule that opens few-instruction
+  // windows, see docs/mutations.md).
+  double preempt_at_access = 0;
+  std::int64_t preempt_at_access_ns = 20'000;  // how long the host keeps the pCPU
 };
 
 inline scenario::Scenario mutant_scenario(std::uint64_t seed, const TortureSetup& su) {
@@ -119,6 +124,8 @@ inline scenario::Scenario mutant_scenario(std::uint64_t seed, const TortureSetup
   sc.machine.sockets = 1;
   sc.machine.cores_per_socket = su.pcpus;
   sc.host = scenario::HostSpec{};
+  sc.faults.preempt_at_access = su.preempt_at_access;
+  sc.faults.preempt_at_access_ns = su.preempt_at_access_ns;
   scenario::VmSpec vm;
   vm.name = "vm";
   vm.vcpus = su.vcpus;

@@ -189,6 +189,31 @@ TEST(Reproduce, ExtraOverridesComeLastInEveryCell) {
   }
 }
 
+TEST(Reproduce, AStuckRunIsMarkedNotANumber) {
+  TempDir d;
+  d.write("e/experiment.toml", kGood);
+  d.write("e/s.toml", "");
+  const auto exps = load_experiments(d.path.string());
+  Runner runner = [&](const std::string&, const std::vector<std::string>& overrides) {
+    const bool tas = !overrides.empty() && overrides.back() == "guest.lock=tas";
+    nlohmann::ordered_json run;
+    run["vms"] = {{{"name", "m"}, {"score", 100.0}, {"unit", "ops/s"}}};
+    if (tas) run["liveness"] = {{"at_ns", 5000000}, {"reason", "no progress for 5 ms"}};
+    return run;
+  };
+  const auto results = run_experiments(exps, Options{}, runner);
+  EXPECT_TRUE(any_stuck(results));
+  EXPECT_FALSE(all_agree(results));
+  const std::string table = to_table(results);
+  EXPECT_NE(table.find("STUCK"), std::string::npos) << table;
+  EXPECT_NE(table.find("liveness watchdog at 5000000 ns: no progress for 5 ms"), std::string::npos)
+      << table;
+  const auto j = to_json(results, 1.0);
+  bool marked = false;
+  for (const auto& c : j["experiments"][0]["cells"]) marked = marked || c.contains("stuck");
+  EXPECT_TRUE(marked);
+}
+
 TEST(Reproduce, SeedsAverageEveryCellOverRunSeeds) {
   TempDir d;
   std::string text = kGood;

@@ -38,7 +38,8 @@ const BrokenCase kCases[] = {
      "t.toml:2:15: run.watchdog_ms: must be between 0 and 10000000, got -1"},
     {"faults_unknown_key", "[workload]\ntype = \"x\"\n[faults]\ndrop = 0.1\n",
      "t.toml:4:1: faults.drop: unknown key 'drop' in [faults]; known: drop_kick, kick_delay_ns, "
-     "spurious_wakeup, ipi_delay_ns, preempt_holder_after_acquire, preempt_queue_head"},
+     "spurious_wakeup, ipi_delay_ns, preempt_holder_after_acquire, preempt_queue_head, "
+     "preempt_at_access, preempt_at_access_ns"},
     {"faults_probability_range", "[workload]\ntype = \"x\"\n[faults]\ndrop_kick = 1.5\n",
      "t.toml:4:13: faults.drop_kick: must be between 0 and 1, got 1.5"},
     {"faults_delay_type", "[workload]\ntype = \"x\"\n[faults]\nkick_delay_ns = \"x\"\n",
@@ -46,6 +47,16 @@ const BrokenCase kCases[] = {
     {"faults_preempt_needs_host", "[workload]\ntype = \"x\"\n[faults]\npreempt_queue_head = 0.5\n",
      "t.toml:4:22: faults.preempt_queue_head: deschedules a vCPU, which needs a [host] (bare "
      "metal has no hypervisor)"},
+    {"faults_preempt_at_access_range",
+     "[workload]\ntype = \"x\"\n[faults]\npreempt_at_access = -0.1\n",
+     "t.toml:4:21: faults.preempt_at_access: must be between 0 and 1, got -0.1"},
+    {"faults_preempt_at_access_needs_host",
+     "[workload]\ntype = \"x\"\n[faults]\npreempt_at_access = 0.001\n",
+     "t.toml:4:21: faults.preempt_at_access: deschedules a vCPU, which needs a [host] (bare "
+     "metal has no hypervisor)"},
+    {"faults_preempt_at_access_ns_zero",
+     "[workload]\ntype = \"x\"\n[faults]\npreempt_at_access_ns = 0\n",
+     "t.toml:4:24: faults.preempt_at_access_ns: must be between 1 and 1000000000, got 0"},
     {"duration_zero", "[run]\nduration_ms = 0\n[workload]\ntype = \"x\"\n",
      "t.toml:2:15: run.duration_ms: must be > 0, got 0"},
     {"duration_negative", "[run]\nduration_ms = -3.5\n[workload]\ntype = \"x\"\n",

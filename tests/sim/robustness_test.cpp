@@ -79,6 +79,25 @@ TEST(Faults, SpuriousWakeupsAreToleratedAndCounted) {
   EXPECT_GT(j["counters"]["pv_spurious_wakeup"].get<std::uint64_t>(), 0u);
 }
 
+// The adversarial schedule (preempt_at_access) on a 2x over-committed host: the host thread
+// takes the pCPU between two memory accesses, the vCPU counts as preempted, the unmutated
+// lock copes, and the same seed gives the same bytes.
+TEST(Faults, PreemptAtAccessIsDeterministicAndTolerated) {
+  scenario::Scenario sc = pv_lockloop(true, 0);
+  sc.host = scenario::HostSpec{};
+  sc.machine.cores_per_socket = 3;
+  sc.vms.front().placement = scenario::VmSpec::Placement::floating;
+  sc.faults.preempt_at_access = 0.002;
+  sc.faults.preempt_at_access_ns = 30'000;
+  const auto j = run_to_json(sc);
+  EXPECT_FALSE(j.contains("liveness")) << j["liveness"].dump(2);
+  EXPECT_GT(j["faults"]["preempted_at_access"].get<std::uint64_t>(), 0u);
+  EXPECT_GT(j["host"]["preemptions"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(without_perf(j), without_perf(run_to_json(sc)));
+  sc.faults.preempt_at_access = 0;
+  EXPECT_FALSE(run_to_json(sc).contains("faults"));  // off: nothing drawn, nothing shown
+}
+
 TEST(Faults, AbsentFaultsLeaveNoTrace) {
   const auto j = run_to_json(pv_lockloop(false, 0));
   EXPECT_FALSE(j.contains("faults"));

@@ -77,22 +77,43 @@ void Faults::on_pv_woken(Vcpu& v) {
   if (late > counters_.max_late_wakeup_ns) counters_.max_late_wakeup_ns = late;
 }
 
-void Faults::deschedule(Task& t, bool head) {
+void Faults::deschedule(Task& t, Preempt why) {
   const Vcpu& v = *t.vcpu;
-  sim_.watchdog().trace().add(sim_.now(),
-                              head ? TraceKind::preempt_head : TraceKind::preempt_holder, v.index);
-  ++(head ? counters_.preempted_queue_heads : counters_.preempted_holders);
+  TraceKind kind = TraceKind::preempt_holder;
+  switch (why) {
+    case Preempt::holder:
+      ++counters_.preempted_holders;
+      break;
+    case Preempt::head:
+      kind = TraceKind::preempt_head;
+      ++counters_.preempted_queue_heads;
+      break;
+    case Preempt::access:
+      kind = TraceKind::preempt_access;
+      ++counters_.preempted_at_access;
+      break;
+  }
+  sim_.watchdog().trace().add(sim_.now(), kind, v.index);
+  const std::uint32_t timed = why == Preempt::access ? 1 : 0;  // gen: which duration
   // From the event loop, not from inside the task's fiber: the host acts between two guest
   // instructions, at the same simulated instant.
-  sim_.queue().push(sim_.now(), EventKind::fault, static_cast<std::uint32_t>(v.index), 0, kPreempt);
+  sim_.queue().push(sim_.now(), EventKind::fault, static_cast<std::uint32_t>(v.index), timed,
+                    kPreempt);
 }
 
 void Faults::on_acquire(Task& t) {
-  if (draw(spec_.preempt_holder_after_acquire)) deschedule(t, false);
+  if (draw(spec_.preempt_holder_after_acquire)) deschedule(t, Preempt::holder);
 }
 
 void Faults::on_queue_head(Task& t) {
-  if (draw(spec_.preempt_queue_head)) deschedule(t, true);
+  if (draw(spec_.preempt_queue_head)) deschedule(t, Preempt::head);
+}
+
+void Faults::maybe_preempt_at_access(Task& t) {
+  // The access itself is done (a load has its value, a store is visible); the deschedule
+  // event at this instant is handled before the task's next access, whose sync() yields to
+  // the event loop. So the host acts between this instruction and the next one.
+  if (draw(spec_.preempt_at_access)) deschedule(t, Preempt::access);
 }
 
 void Faults::on_event(const Event& e) {
@@ -122,7 +143,10 @@ void Faults::on_event(const Event& e) {
       return;
     }
     case kPreempt:
-      sim_.platform().deschedule(sim_.vcpu(static_cast<int>(e.target)));
+      // The holder / queue-head faults are a sched_yield of the vCPU thread; the access fault
+      // takes the pCPU away for preempt_at_access_ns whatever else is runnable there.
+      sim_.platform().deschedule(sim_.vcpu(static_cast<int>(e.target)),
+                                 e.gen != 0 ? spec_.preempt_at_access_ns : 0);
       return;
     default:
       return;

@@ -17,6 +17,18 @@
 //                    adversarial host: with this probability the host deschedules the vCPU of
 //                    a task right after it acquired a lock / right when it became the head of
 //                    a qspinlock queue (a sched_yield of the vCPU thread; needs [host]).
+//   preempt_at_access / preempt_at_access_ns
+//                    adversarial schedule in the spirit of PCT / rr's chaos mode: after each
+//                    simulated memory access of a guest task, with this probability the host
+//                    deschedules its vCPU right there, between that instruction and the next
+//                    (a host interrupt or preemption landing anywhere in guest code, as on a
+//                    real over-committed host): a host thread takes the pCPU for
+//                    preempt_at_access_ns of CPU time (default 20 us), and the vCPU then
+//                    waits its turn as usual (sim/host/host_hog.cpp). Without it, a window
+//                    of a few instructions (one cached load, ~2 ns) is never wide enough for
+//                    another CPU to act in it; with it, any such window can open for a time
+//                    slice. Loads evaluated inside a lazily simulated spin condition are not
+//                    drawn on: their iterations are not executed one by one (needs [host]).
 #pragma once
 
 #include <cstdint>
@@ -44,6 +56,7 @@ struct FaultCounters {
   std::int64_t max_late_wakeup_ns = 0;
   std::uint64_t preempted_holders = 0;
   std::uint64_t preempted_queue_heads = 0;
+  std::uint64_t preempted_at_access = 0;
 };
 
 class Faults {
@@ -64,6 +77,11 @@ class Faults {
   void on_pv_woken(Vcpu& v);  // the halt ended: late wake-up accounting
   void on_acquire(Task& t);
   void on_queue_head(Task& t);
+  // After a memory access of t (sim/guest/memory.cpp); the test is inline because it runs on
+  // every access of every run, and draws nothing unless the fault is on.
+  void on_access(Task& t) {
+    if (spec_.preempt_at_access > 0) maybe_preempt_at_access(t);
+  }
   // EventKind::fault
   void on_event(const Event& e);
 
@@ -74,8 +92,11 @@ class Faults {
     double handler_ns = 0;
     SimAtomic<std::uint32_t>* ack = nullptr;
   };
+  // Why the host deschedules a vCPU (trace record and counter).
+  enum class Preempt : std::uint8_t { holder, head, access };
   bool draw(double p) { return p > 0 && rng_.uniform() < p; }
-  void deschedule(Task& t, bool head);
+  void deschedule(Task& t, Preempt why);
+  void maybe_preempt_at_access(Task& t);
 
   Simulation& sim_;
   scenario::FaultSpec spec_;

@@ -24,6 +24,7 @@ void load(const void* addr) {
   }
   g.sync(*t);
   g.charge(*t, coh.load(coh.line(key), t->vcpu->pcpu));
+  g.sim().faults().on_access(*t);
 }
 
 void write(const void* addr, bool rmw) {
@@ -46,6 +47,7 @@ void write(const void* addr, bool rmw) {
     g.wait(*t, start - s.now(), false);
   }
   g.charge(*t, cost);
+  if (!t->recording) s.faults().on_access(*t);
 }
 
 void written(const void* addr) {

@@ -80,6 +80,7 @@ void KvmPlatform::attach(Simulation& sim) {
     }
     hk_exec_start_.assign(hk_thread_.size(), 0);
   }
+  if (sim.scenario().faults.preempt_at_access > 0) add_hog_threads(topo.pcpus);
   sched_->start(sim.now(), derive_seed(sim.seed(), 0x4057, 0));
   for (int p = 0; p < static_cast<int>(hk_thread_.size()); ++p) arm_housekeeping_wake(p);
   sim.queue().push(sim.now() + hs.tick_ns, EventKind::host, 0, 0, kTick);
@@ -148,7 +149,12 @@ void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, 
   if (tr != nullptr) {
     const bool hk = static_cast<std::size_t>(pcpu) < hk_thread_.size() &&
                     hk_thread_[static_cast<std::size_t>(pcpu)] == next;
-    const char* other = next == host::kIdle ? nullptr : hk ? "housekeeping" : "stress";
+    const bool hog = static_cast<std::size_t>(pcpu) < hogs_.size() &&
+                     hogs_[static_cast<std::size_t>(pcpu)].thread == next;
+    const char* other = next == host::kIdle ? nullptr
+                        : hk                ? "housekeeping"
+                        : hog               ? "fault: host preemption"
+                                            : "stress";
     tr->pcpu_switch(pcpu, vcpu_of(next), other, now);
   }
   if (Vcpu* v = vcpu_of(prev)) {
@@ -322,7 +328,11 @@ double KvmPlatform::send_ipi(Vcpu& from, Vcpu& to, double handler_ns) {
   return sc_.costs.ipi_send_ns;
 }
 
-void KvmPlatform::deschedule(Vcpu& v) {
+void KvmPlatform::deschedule(Vcpu& v, std::int64_t ns) {
+  if (ns > 0) {
+    hog_preempt(v, ns);
+    return;
+  }
   // A sched_yield() of the vCPU thread: the host runs something else if it has anything.
   const VcpuState& s = st(v);
   if (sched_->running(s.thread)) sched_->yield(s.thread, sim_->now());
@@ -417,6 +427,10 @@ void KvmPlatform::on_event(const Event& e) {
   }
   if (e.arg == kHkWake || e.arg == kHkEnd) {
     housekeeping_event(static_cast<int>(e.target), static_cast<Timer>(e.arg));
+    return;
+  }
+  if (e.arg == kHogEnd) {
+    hog_end(static_cast<int>(e.target));
     return;
   }
   Vcpu& v = sim_->vcpu(static_cast<int>(e.target));

@@ -65,7 +65,7 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   void spin_end(Vcpu& v) override;
   void measure_start() override;
   void halt_ended(Vcpu& v) override { leave_halt_if_woken(v); }
-  void deschedule(Vcpu& v) override;
+  void deschedule(Vcpu& v, std::int64_t ns) override;
 
   const HostCounters& counters() const { return counters_; }
   // Per-guest host counters (index = guest index).
@@ -74,7 +74,16 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
 
  private:
   enum class HaltState : std::uint8_t { none, polling, blocked };
-  enum Timer : std::uint8_t { kTick = 1, kBalance, kPollEnd, kPle, kWake, kHkWake, kHkEnd };
+  enum Timer : std::uint8_t {
+    kTick = 1,
+    kBalance,
+    kPollEnd,
+    kPle,
+    kWake,
+    kHkWake,
+    kHkEnd,
+    kHogEnd
+  };
   struct VcpuState {
     host::ThreadId thread = host::kIdle;
     HaltState halt = HaltState::none;
@@ -108,6 +117,11 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   // Host housekeeping (HostSpec::housekeeping_*): one pinned thread per pCPU.
   void housekeeping_event(int pcpu, Timer kind);
   void arm_housekeeping_wake(int pcpu);
+  // Timed host preemption (fault injection, host_hog.cpp): one pinned, normally asleep
+  // thread per pCPU, created only when a fault needs it.
+  void add_hog_threads(int pcpus);
+  void hog_preempt(Vcpu& v, std::int64_t ns);
+  void hog_end(int pcpu);
 
   scenario::Scenario sc_;
   Simulation* sim_ = nullptr;
@@ -122,6 +136,12 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   std::vector<host::ThreadId> hk_thread_;    // per pCPU (empty = no housekeeping)
   std::vector<std::int64_t> hk_exec_start_;  // its sum_exec when it last woke
   Rng hk_rng_;
+  struct Hog {
+    host::ThreadId thread = host::kIdle;
+    std::int64_t exec_start = 0;  // its sum_exec when it last woke
+    std::int64_t burst = 0;       // CPU time it takes before sleeping again (0: asleep)
+  };
+  std::vector<Hog> hogs_;  // per pCPU (empty = no timed preemption fault)
 };
 
 }  // namespace pvlock::sim

@@ -23,6 +23,7 @@ enum class TraceKind : std::uint8_t {
   spurious_wakeup,  // fault: a halt ended without a kick
   preempt_holder,   // fault: host deschedules a lock holder
   preempt_head,     // fault: host deschedules a new queue head
+  preempt_access,   // fault: host deschedules a vCPU between two memory accesses
 };
 
 constexpr std::string_view trace_kind_name(TraceKind k) {
@@ -47,6 +48,8 @@ constexpr std::string_view trace_kind_name(TraceKind k) {
       return "FAULT host deschedules the lock holder";
     case TraceKind::preempt_head:
       return "FAULT host deschedules the new queue head";
+    case TraceKind::preempt_access:
+      return "FAULT host deschedules the vCPU after a memory access";
   }
   return "?";
 }
