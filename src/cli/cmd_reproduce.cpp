@@ -1,13 +1,13 @@
 // `pvlock reproduce`: re-run every experiment of the seeds in the simulator and print the
 // published figures beside the simulated ones (see reproduce/experiment.hpp).
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <thread>
-#include <unistd.h>
 
 #include "cli/commands.hpp"
 #include "reproduce/reproduce.hpp"
@@ -94,8 +94,10 @@ void register_reproduce(CLI::App& app, Action& action) {
       }
       const bool tty = isatty(STDERR_FILENO) != 0;
       o.progress = [tty](int done, int total) {
-        if (tty) fmt::print(stderr, "\rreproduce: {}/{} cells", done, total);
-        else fmt::print(stderr, "reproduce: {}/{} cells\n", done, total);
+        if (tty)
+          fmt::print(stderr, "\rreproduce: {}/{} cells", done, total);
+        else
+          fmt::print(stderr, "reproduce: {}/{} cells\n", done, total);
         if (tty && done == total) fmt::print(stderr, "\n");
       };
       const reproduce::Runner runner = [](const std::string& path,
@@ -107,8 +109,10 @@ void register_reproduce(CLI::App& app, Action& action) {
       const double wall =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       const auto j = reproduce::to_json(results, wall);
-      if (a.json) fmt::print("{}\n", j.dump(2));
-      else fmt::print("{}(wall {:.1f} s)\n", reproduce::to_table(results), wall);
+      if (a.json)
+        fmt::print("{}\n", j.dump(2));
+      else
+        fmt::print("{}(wall {:.1f} s)\n", reproduce::to_table(results), wall);
       if (!a.plot_dir.empty()) {
         const std::string tmp = a.plot_dir + "/reproduce.json";
         std::filesystem::create_directories(a.plot_dir);

@@ -33,7 +33,8 @@ struct TortureArgs {
 
 std::string lock_names() {
   std::string names;
-  for (const LockInfo& i : lock_infos<NativeEnv>()) names += (names.empty() ? "" : ", ") + std::string(i.name);
+  for (const LockInfo& i : lock_infos<NativeEnv>())
+    names += (names.empty() ? "" : ", ") + std::string(i.name);
   return names;
 }
 
@@ -52,8 +53,8 @@ nlohmann::ordered_json to_json(const native::TortureResult& r, const std::string
 void print_text(const native::TortureResult& r, const std::string& world) {
   fmt::print("{}-torture ({} writers, {} readers, {} s, {}):\n", r.lock, r.threads, r.readers,
              r.duration_s, world);
-  fmt::print("Writes:  Total: {}  Max/Min: {}/{} {}  Fail: {}\n", r.acquisitions,
-             r.max_per_thread, r.min_per_thread, r.starvation ? "???" : "", r.violations);
+  fmt::print("Writes:  Total: {}  Max/Min: {}/{} {}  Fail: {}\n", r.acquisitions, r.max_per_thread,
+             r.min_per_thread, r.starvation ? "???" : "", r.violations);
   if (r.readers > 0) fmt::print("Reads :  Total: {}\n", r.read_acquisitions);
   fmt::print("Max wait: {:.3f} ms\n", static_cast<double>(r.max_wait_ns) / 1e6);
   std::string nonzero;
@@ -127,7 +128,8 @@ void register_torture(CLI::App& app, Action& action) {
       } catch (const scenario::ScenarioError& e) {
         throw UsageError(e.what());
       }
-      if (a.json) fmt::print("{}\n", to_json(r, a.world).dump(2));
+      if (a.json)
+        fmt::print("{}\n", to_json(r, a.world).dump(2));
       else
         print_text(r, a.world);
       std::fflush(stdout);

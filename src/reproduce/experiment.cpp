@@ -1,10 +1,10 @@
 #include "reproduce/experiment.hpp"
 
 #include <fmt/core.h>
+#include <toml++/toml.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <toml++/toml.h>
 
 namespace pvlock::reproduce {
 namespace {
@@ -13,7 +13,8 @@ namespace fs = std::filesystem;
 
 [[noreturn]] void fail(const std::string& file, const toml::source_region& r,
                        const std::string& key, const std::string& msg) {
-  throw ExperimentError(fmt::format("{}:{}:{}: {}: {}", file, r.begin.line, r.begin.column, key, msg));
+  throw ExperimentError(
+      fmt::format("{}:{}:{}: {}: {}", file, r.begin.line, r.begin.column, key, msg));
 }
 
 std::string req_string(const toml::table& t, const std::string& file, const std::string& key,
@@ -91,7 +92,8 @@ Experiment load_experiment(const std::string& toml_path) {
     ex.quick_overrides = string_list(*q->as_table(), f, "set", "quick.");
   }
   const toml::array* cells = root["cell"].as_array();
-  if (cells == nullptr || cells->empty()) fail(f, root.source(), "cell", "at least one [[cell]] is required");
+  if (cells == nullptr || cells->empty())
+    fail(f, root.source(), "cell", "at least one [[cell]] is required");
   for (std::size_t i = 0; i < cells->size(); ++i) {
     const toml::table* t = (*cells)[i].as_table();
     const std::string path = fmt::format("cell[{}].", i);
@@ -101,7 +103,8 @@ Experiment load_experiment(const std::string& toml_path) {
                     "published_high", "unit"});
     Cell c;
     c.name = req_string(*t, f, "name", path);
-    if (ex.cell(c.name) != nullptr) fail(f, t->source(), path + "name", "duplicate cell name '" + c.name + "'");
+    if (ex.cell(c.name) != nullptr)
+      fail(f, t->source(), path + "name", "duplicate cell name '" + c.name + "'");
     const std::string scen = req_string(*t, f, "scenario", path);
     c.scenario = (fs::path(ex.dir) / scen).lexically_normal().string();
     if (!fs::exists(c.scenario))
@@ -140,7 +143,8 @@ Experiment load_experiment(const std::string& toml_path) {
       e.low = opt_number(*t, f, "low", path);
       e.high = opt_number(*t, f, "high", path);
       const bool explicit_band = e.low.has_value() && e.high.has_value();
-      if (!explicit_band && (!ex.cell(e.numerator)->published || !ex.cell(e.denominator)->published))
+      if (!explicit_band &&
+          (!ex.cell(e.numerator)->published || !ex.cell(e.denominator)->published))
         fail(f, t->source(), path + "low",
              "an effect between unpublished cells needs an explicit low and high");
       ex.effects.push_back(std::move(e));

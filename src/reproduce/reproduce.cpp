@@ -42,8 +42,7 @@ std::vector<std::string> cell_overrides(const Experiment& ex, const Cell& cell,
   if (options.quick) overrides = ex.quick_overrides;
   overrides.insert(overrides.end(), cell.overrides.begin(), cell.overrides.end());
   if (seed > 0) overrides.push_back("run.seed=" + std::to_string(seed));
-  overrides.insert(overrides.end(), options.extra_overrides.begin(),
-                   options.extra_overrides.end());
+  overrides.insert(overrides.end(), options.extra_overrides.begin(), options.extra_overrides.end());
   return overrides;
 }
 
@@ -80,7 +79,8 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
       const Cell& cell = ex.cells[jobs[j].cell];
       try {
         const Job& job = jobs[j];
-        double& value = values[job.exp][job.cell][static_cast<std::size_t>(std::max(job.seed, 1) - 1)];
+        double& value =
+            values[job.exp][job.cell][static_cast<std::size_t>(std::max(job.seed, 1) - 1)];
         const nlohmann::ordered_json run =
             runner(cell.scenario, cell_overrides(ex, cell, options, job.seed));
         // A run the liveness watchdog stopped ended early: its scores describe a truncated
@@ -166,7 +166,8 @@ nlohmann::ordered_json to_json(const std::vector<ExperimentResult>& results, dou
     for (const CellResult& c : r.cells) {
       nlohmann::ordered_json cj;
       cj["name"] = c.name;
-      cj["published"] = c.published ? nlohmann::ordered_json(*c.published) : nlohmann::ordered_json();
+      cj["published"] =
+          c.published ? nlohmann::ordered_json(*c.published) : nlohmann::ordered_json();
       cj["simulated"] = c.simulated;
       cj["unit"] = c.unit;
       if (c.seeds > 1) {
@@ -180,10 +181,12 @@ nlohmann::ordered_json to_json(const std::vector<ExperimentResult>& results, dou
     for (const EffectResult& x : r.effects) {
       nlohmann::ordered_json ej;
       ej["name"] = x.name;
-      ej["published"] = x.published ? nlohmann::ordered_json(*x.published) : nlohmann::ordered_json();
+      ej["published"] =
+          x.published ? nlohmann::ordered_json(*x.published) : nlohmann::ordered_json();
       ej["simulated"] = x.simulated;
       ej["low"] = x.low;
-      ej["high"] = std::isfinite(x.high) ? nlohmann::ordered_json(x.high) : nlohmann::ordered_json();
+      ej["high"] =
+          std::isfinite(x.high) ? nlohmann::ordered_json(x.high) : nlohmann::ordered_json();
       ej["agrees"] = x.agrees;
       e["effects"].push_back(ej);
     }
@@ -207,13 +210,12 @@ std::string to_table(const std::vector<ExperimentResult>& results) {
     out += fmt::format("== {} ({}) — {}\n", r.id, r.seed_file, r.title);
     out += fmt::format("  {:<34} {:>14} {:>14}  {}\n", "cell", "published", "simulated", "unit");
     for (const CellResult& c : r.cells)
-      out += fmt::format("  {:<34} {:>14} {:>14}  {}{}\n", c.name,
-                         c.published ? fmt_value(*c.published) : "-",
-                         c.stuck.empty() ? fmt_value(c.simulated) : "STUCK", c.unit,
-                         c.seeds > 1 && c.stuck.empty()
-                             ? fmt::format("  (mean of {} seeds, sd {})", c.seeds,
-                                           fmt_value(c.simulated_sd))
-                             : "");
+      out += fmt::format(
+          "  {:<34} {:>14} {:>14}  {}{}\n", c.name, c.published ? fmt_value(*c.published) : "-",
+          c.stuck.empty() ? fmt_value(c.simulated) : "STUCK", c.unit,
+          c.seeds > 1 && c.stuck.empty()
+              ? fmt::format("  (mean of {} seeds, sd {})", c.seeds, fmt_value(c.simulated_sd))
+              : "");
     for (const CellResult& c : r.cells)
       if (!c.stuck.empty()) out += fmt::format("  !!! {}: {}\n", c.name, c.stuck);
     if (!r.effects.empty())

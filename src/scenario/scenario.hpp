@@ -6,7 +6,8 @@
 //   [machine]  sockets, cores_per_socket, threads_per_core           (physical CPUs)
 //   [costs]    cache, PAUSE, exit, IPI, wake and switch costs (defaults: costs.md skylake-2s)
 //   [host]     optional; absent = bare metal. scheduler = "cfs" | "eevdf", slices, stress_threads
-//   [host.kvm] kick_boost, yield_bailout_undercommit, irq_boost, ple_*, halt_poll_*, preempted_on_every_put, pv_unhalt
+//   [host.kvm] kick_boost, yield_bailout_undercommit, irq_boost, ple_*, halt_poll_*,
+//   preempted_on_every_put, pv_unhalt
 //   [[vm]]     name, count, vcpus, placement = "floating" | "pinned",
 //              [vm.guest] lock + knobs, [vm.workload] type + parameters
 //   [faults]   optional fault injection (FaultSpec below); absent = no faults
@@ -142,7 +143,7 @@ struct HostSpec {
     // a1fa4cbd53d0 (2021): kvm_sched_yield() gives up at once when the kicker's pCPU has
     // nothing else to run (single_task_running). The seeds' 2019 hosts yielded anyway.
     bool yield_bailout_undercommit = true;
-    bool irq_boost = false;   // d73eb57b80b: vCPUs with pending interrupts count as ready
+    bool irq_boost = false;  // d73eb57b80b: vCPUs with pending interrupts count as ready
     bool ple = true;
     std::int64_t ple_window_cycles = 4096;
     std::int64_t ple_window_grow = 2;

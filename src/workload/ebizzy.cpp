@@ -188,11 +188,22 @@ scenario::Dist dist(double mean, double cv = 0) {
 }  // namespace
 
 std::unique_ptr<Workload> make_ebizzy(const scenario::WorkloadSpec& spec, sim::Guest& guest) {
-  static constexpr std::array<std::string_view, 16> kKnown = {
-      "type",       "tasks_per_vcpu", "user_ns",          "faults",
-      "fault_ns",   "lru_batch",      "lru_hold_ns",      "zone_batch",
-      "zone_hold_ns", "madvise_ns",   "madvise_lru_locks", "madvise_lru_hold_ns",
-      "madvise_zone_locks", "flush_handler_ns", "shootdown", "mmap_sem"};
+  static constexpr std::array<std::string_view, 16> kKnown = {"type",
+                                                              "tasks_per_vcpu",
+                                                              "user_ns",
+                                                              "faults",
+                                                              "fault_ns",
+                                                              "lru_batch",
+                                                              "lru_hold_ns",
+                                                              "zone_batch",
+                                                              "zone_hold_ns",
+                                                              "madvise_ns",
+                                                              "madvise_lru_locks",
+                                                              "madvise_lru_hold_ns",
+                                                              "madvise_zone_locks",
+                                                              "flush_handler_ns",
+                                                              "shootdown",
+                                                              "mmap_sem"};
   EbizzyParams p;
   // Defaults: workloads.md §1 (estimates); user_ns is the one scale parameter, fitted to
   // seed 001's 1-VM cell (experiments/README.md).
@@ -205,7 +216,8 @@ std::unique_ptr<Workload> make_ebizzy(const scenario::WorkloadSpec& spec, sim::G
   p.zone_batch = static_cast<int>(scenario::param_int(spec, "zone_batch", 63, 1, 100000));
   p.zone_hold = scenario::param_dist(spec, "zone_hold_ns", dist(4'000));
   p.madvise = scenario::param_dist(spec, "madvise_ns", dist(15'000));
-  p.madvise_lru_locks = static_cast<int>(scenario::param_int(spec, "madvise_lru_locks", 4, 0, 1000));
+  p.madvise_lru_locks =
+      static_cast<int>(scenario::param_int(spec, "madvise_lru_locks", 4, 0, 1000));
   p.madvise_lru_hold = scenario::param_dist(spec, "madvise_lru_hold_ns", dist(1'200));
   p.madvise_zone_locks =
       static_cast<int>(scenario::param_int(spec, "madvise_zone_locks", 2, 0, 1000));

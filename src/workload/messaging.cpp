@@ -158,9 +158,9 @@ scenario::Dist constant(double ns) {
 
 std::unique_ptr<Workload> make_messaging(const scenario::WorkloadSpec& spec, sim::Guest& guest) {
   static constexpr std::array<std::string_view, 11> kKnown = {
-      "type",         "groups",          "senders",   "receivers",     "loops",
-      "send_compute_ns", "send_hold_ns", "recv_compute_ns", "recv_hold_ns", "pipe_capacity",
-      "lock"};
+      "type",         "groups",          "senders",      "receivers",
+      "loops",        "send_compute_ns", "send_hold_ns", "recv_compute_ns",
+      "recv_hold_ns", "pipe_capacity",   "lock"};
   MessagingParams p;
   p.groups = static_cast<int>(scenario::param_int(spec, "groups", 10, 1, 4000));
   p.senders = static_cast<int>(scenario::param_int(spec, "senders", 20, 1, 1000));

@@ -207,7 +207,8 @@ TEST_F(RwSemTest, WithoutHandoffAStarvedWriterNeverReservesTheLock) {
 
   // W2 retries, fails and sleeps again: no HANDOFF however long it waited.
   HookEnv::hooks().hold_after_wake[kW2] = false;
-  ASSERT_TRUE(eventually([&] { return counter(LockEvent::rwsem_sleep_writer) >= 1 && sleeping(kW2); }));
+  ASSERT_TRUE(
+      eventually([&] { return counter(LockEvent::rwsem_sleep_writer) >= 1 && sleeping(kW2); }));
   EXPECT_EQ(r.count_word() & rwsem::kFlagHandoff, 0u);
 
   // W3's release leaves the lock free for anyone: W4 (a spinner) overtakes W2 again.

@@ -3,13 +3,12 @@
 #include "reproduce/reproduce.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-
-#include <unistd.h>
 
 namespace pvlock::reproduce {
 namespace {
@@ -19,8 +18,8 @@ namespace fs = std::filesystem;
 struct TempDir {
   fs::path path;
   TempDir() {
-    path = fs::temp_directory_path() / ("pvlock-repro-" + std::to_string(::getpid()) + "-" +
-                                        std::to_string(counter++));
+    path = fs::temp_directory_path() /
+           ("pvlock-repro-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
     fs::create_directories(path);
   }
   ~TempDir() { fs::remove_all(path); }
@@ -232,8 +231,8 @@ TEST(Reproduce, SeedsAverageEveryCellOverRunSeeds) {
       std::lock_guard g(mu);
       seeds_seen.push_back(last);
     }
-    const bool tas = std::find(overrides.begin(), overrides.end(), "guest.lock=tas") !=
-                     overrides.end();
+    const bool tas =
+        std::find(overrides.begin(), overrides.end(), "guest.lock=tas") != overrides.end();
     nlohmann::ordered_json run;
     run["vms"] = {{{"name", "m"}, {"score", (tas ? 200.0 : 100.0) + 10.0 * k}, {"unit", "x"}}};
     return run;

@@ -1,7 +1,7 @@
 // Every lock workload reports progress to the liveness watchdog (workload/lock_watch.hpp):
-// ebizzy per lock section and per record, messaging per message sent or received. A halted waiter stranded by a
-// lost kick with IRQs off (ebizzy's zone and lru locks are spin_lock_irqsave) is a hang the
-// watchdog must name; an ordinary run is never flagged.
+// ebizzy per lock section and per record, messaging per message sent or received. A halted waiter
+// stranded by a lost kick with IRQs off (ebizzy's zone and lru locks are spin_lock_irqsave) is a
+// hang the watchdog must name; an ordinary run is never flagged.
 #include <gtest/gtest.h>
 
 #include <string>

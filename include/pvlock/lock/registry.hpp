@@ -37,32 +37,41 @@ struct LockInfo {
 // Calls f.template operator()<LockType>(const LockInfo&) for every lock.
 template <Environment Env, class F>
 void for_each_lock(F&& f) {
-  f.template operator()<TasLock<Env>>(LockInfo{
-      "tas", LockKind::spin,
-      "test-and-test-and-set; the kernel's virt_spin_lock() fallback (unfair, no queue)", {}});
+  f.template operator()<TasLock<Env>>(
+      LockInfo{"tas",
+               LockKind::spin,
+               "test-and-test-and-set; the kernel's virt_spin_lock() fallback (unfair, no queue)",
+               {}});
   f.template operator()<TicketLock<Env>>(LockInfo{
       "ticket", LockKind::spin, "ticket spinlock (pre-qspinlock x86 Linux); strict FIFO", {}});
-  f.template operator()<McsLock<Env>>(LockInfo{
-      "mcs", LockKind::spin, "MCS queue lock; local spinning, strict FIFO", {}});
-  f.template operator()<QueuedSpinlock<Env>>(LockInfo{
-      "qspinlock", LockKind::spin,
-      "queued spinlock (native Linux): fast path, pending bit, MCS queue of per-CPU nodes",
-      {"pending_loops", "virt_spin_lock"}});
-  f.template operator()<PvQueuedSpinlock<Env>>(LockInfo{
-      "pvqspinlock", LockKind::spin,
-      "paravirt qspinlock: waiters halt after a spin and are kicked; hybrid lock stealing",
-      {"spin_threshold", "prev_check_mask", "wait_early", "hybrid_stealing"}});
+  f.template operator()<McsLock<Env>>(
+      LockInfo{"mcs", LockKind::spin, "MCS queue lock; local spinning, strict FIFO", {}});
+  f.template operator()<QueuedSpinlock<Env>>(
+      LockInfo{"qspinlock",
+               LockKind::spin,
+               "queued spinlock (native Linux): fast path, pending bit, MCS queue of per-CPU nodes",
+               {"pending_loops", "virt_spin_lock"}});
+  f.template operator()<PvQueuedSpinlock<Env>>(
+      LockInfo{"pvqspinlock",
+               LockKind::spin,
+               "paravirt qspinlock: waiters halt after a spin and are kicked; hybrid lock stealing",
+               {"spin_threshold", "prev_check_mask", "wait_early", "hybrid_stealing"}});
   f.template operator()<Mutex<Env>>(LockInfo{
-      "mutex", LockKind::sleeping,
+      "mutex",
+      LockKind::sleeping,
       "kernel mutex: OSQ-gated spinning on a running owner, FIFO sleepers, hand-off",
       {"break_on_prev_preempted", "preempt_check_period", "spin_on_owner", "mutex_handoff"}});
   f.template operator()<RwSem<Env>>(LockInfo{
-      "rwsem", LockKind::rw,
+      "rwsem",
+      LockKind::rw,
       "kernel rw_semaphore: writers spin (time-limited on readers), reader stealing, hand-off",
       {"break_on_prev_preempted", "preempt_check_period", "spin_on_owner", "rwsem_handoff"}});
-  f.template operator()<BustedLock<Env>>(LockInfo{
-      "busted", LockKind::spin, "no exclusion at all: locktorture's lock_busted, must FAIL", {},
-      true});
+  f.template operator()<BustedLock<Env>>(
+      LockInfo{"busted",
+               LockKind::spin,
+               "no exclusion at all: locktorture's lock_busted, must FAIL",
+               {},
+               true});
 }
 
 // Calls f.template operator()<LockType>(info) for the lock called `name`; false if none.
