@@ -53,6 +53,20 @@ struct Holder {
 
 bool sleeping(int cpu) { return !NativeEnv::task_on_cpu(task_of(cpu)); }
 
+// A holds the mutex; B (which may not spin) queues and sleeps; A's unlock wakes B, but B is
+// held back after waking and C takes the free lock first. Returns once C owns it.
+void first_waiter_overtaken(M& m, Holder& a, int ka, Holder& b, int kb, Holder& c, int kc) {
+  a.start(m, ka);
+  ASSERT_TRUE(eventually([&] { return a.acquired.load(); }));
+  HookEnv::hooks().resched[kb] = true;
+  b.start(m, kb);
+  ASSERT_TRUE(eventually([&] { return (m.owner_word() & M::kWaiters) != 0 && sleeping(kb); }));
+  HookEnv::hooks().hold_after_wake[kb] = true;
+  a.finish();
+  c.start(m, kc);
+  ASSERT_TRUE(eventually([&] { return c.acquired.load(); }));
+}
+
 TEST_F(MutexTest, LockTryLockUnlock) {
   Mutex<NativeEnv> m;
   EXPECT_FALSE(m.is_locked());
@@ -70,19 +84,9 @@ TEST_F(MutexTest, WokenFirstWaiterThatLosesGetsTheNextUnlockByHandoff) {
   constexpr int kA = 231, kB = 232, kC = 233;
   M m;
   Holder a, b, c;
-  a.start(m, kA);
-  ASSERT_TRUE(eventually([&] { return a.acquired.load(); }));
-
-  // B may not spin (need_resched), so it queues and sleeps.
-  HookEnv::hooks().resched[kB] = true;
-  b.start(m, kB);
-  ASSERT_TRUE(eventually([&] { return (m.owner_word() & M::kWaiters) != 0 && sleeping(kB); }));
-
-  // A releases and wakes B, but C takes the free lock before B runs: lock stealing.
-  HookEnv::hooks().hold_after_wake[kB] = true;
-  a.finish();
-  c.start(m, kC);
-  ASSERT_TRUE(eventually([&] { return c.acquired.load(); }));
+  // B may not spin (need_resched), so it queues and sleeps; A releases and wakes B, but C
+  // takes the free lock before B runs: lock stealing.
+  first_waiter_overtaken(m, a, kA, b, kB, c, kC);
   EXPECT_EQ(m.owner(), task_of(kC));
 
   // B retries as the first waiter, loses, and claims HANDOFF before sleeping again.
@@ -114,16 +118,7 @@ TEST_F(MutexTest, WithoutHandoffTheWokenWaiterOnlyRetries) {
   constexpr int kA = 241, kB = 242, kC = 243;
   M m;
   Holder a, b, c;
-  a.start(m, kA);
-  ASSERT_TRUE(eventually([&] { return a.acquired.load(); }));
-  HookEnv::hooks().resched[kB] = true;
-  b.start(m, kB);
-  ASSERT_TRUE(eventually([&] { return (m.owner_word() & M::kWaiters) != 0 && sleeping(kB); }));
-
-  HookEnv::hooks().hold_after_wake[kB] = true;
-  a.finish();
-  c.start(m, kC);
-  ASSERT_TRUE(eventually([&] { return c.acquired.load(); }));
+  first_waiter_overtaken(m, a, kA, b, kB, c, kC);
 
   // B wakes, loses to C and goes back to sleep without HANDOFF.
   HookEnv::hooks().hold_after_wake[kB] = false;

@@ -133,26 +133,32 @@ TEST_F(RwSemTest, WriterSpinOnReadersTimesOutAndMarksNonspinnable) {
   EXPECT_EQ(counter(LockEvent::rwsem_wlock), 2u);
 }
 
+// W1 holds the rwsem; W2 (which may not spin) queues and sleeps for `waited_ns` of fake
+// clock; W1's release wakes W2, but W2 is held back after waking and the writer W3 takes
+// the lock first. Returns once W3 owns it.
+void waiting_writer_overtaken(R& r, std::atomic<int>& seq, Holder& w1, int k1, Holder& w2, int k2,
+                              Holder& w3, int k3, std::int64_t waited_ns) {
+  w1.start(r, k1, false, &seq);
+  ASSERT_TRUE(eventually([&] { return w1.acquired.load(); }));
+  HookEnv::hooks().resched[k2] = true;
+  w2.start(r, k2, false, &seq);
+  ASSERT_TRUE(eventually([&] { return sleeping(k2); }));
+  HookEnv::hooks().clock.fetch_add(waited_ns);  // the fake clock (fake_clock = true)
+  HookEnv::hooks().hold_after_wake[k2] = true;
+  w1.finish();
+  w3.start(r, k3, false, &seq);
+  ASSERT_TRUE(eventually([&] { return w3.acquired.load(); }));
+}
+
 TEST_F(RwSemTest, WriterWaitingBeyondTimeoutGetsHandoff) {
   HookEnv::hooks().fake_clock = true;
   constexpr int kW1 = 261, kW2 = 262, kW3 = 263, kW4 = 264;
   std::atomic<int> seq{0};
   R r;
   Holder w1, w2, w3, w4;
-  w1.start(r, kW1, false, &seq);
-  ASSERT_TRUE(eventually([&] { return w1.acquired.load(); }));
-
-  // W2 cannot spin (need_resched): it queues first and sleeps.
-  HookEnv::hooks().resched[kW2] = true;
-  w2.start(r, kW2, false, &seq);
-  ASSERT_TRUE(eventually([&] { return sleeping(kW2); }));
-  advance_clock(rwsem::kWaitTimeoutNs + 1'000'000);  // W2 has now waited 5 ms
-
-  // W1 releases and wakes W2, but W3 (a spinner) steals the lock before W2 runs.
-  HookEnv::hooks().hold_after_wake[kW2] = true;
-  w1.finish();
-  w3.start(r, kW3, false, &seq);
-  ASSERT_TRUE(eventually([&] { return w3.acquired.load(); }));
+  // W2 cannot spin (need_resched): it queues first and sleeps, and has waited 5 ms when W1
+  // releases and wakes it; W3 (a spinner) steals the lock before W2 runs.
+  waiting_writer_overtaken(r, seq, w1, kW1, w2, kW2, w3, kW3, rwsem::kWaitTimeoutNs + 1'000'000);
   EXPECT_EQ(counter(LockEvent::rwsem_opt_lock), 1u);
 
   // W2 retries, fails, and having waited > 4 ms sets HANDOFF before sleeping again.
@@ -193,17 +199,7 @@ TEST_F(RwSemTest, WithoutHandoffAStarvedWriterNeverReservesTheLock) {
   std::atomic<int> seq{0};
   R r;
   Holder w1, w2, w3, w4;
-  w1.start(r, kW1, false, &seq);
-  ASSERT_TRUE(eventually([&] { return w1.acquired.load(); }));
-  HookEnv::hooks().resched[kW2] = true;
-  w2.start(r, kW2, false, &seq);
-  ASSERT_TRUE(eventually([&] { return sleeping(kW2); }));
-  advance_clock(100 * rwsem::kWaitTimeoutNs);
-
-  HookEnv::hooks().hold_after_wake[kW2] = true;
-  w1.finish();
-  w3.start(r, kW3, false, &seq);
-  ASSERT_TRUE(eventually([&] { return w3.acquired.load(); }));
+  waiting_writer_overtaken(r, seq, w1, kW1, w2, kW2, w3, kW3, 100 * rwsem::kWaitTimeoutNs);
 
   // W2 retries, fails and sleeps again: no HANDOFF however long it waited.
   HookEnv::hooks().hold_after_wake[kW2] = false;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <mutex>
 
 namespace pvlock::reproduce {
@@ -124,30 +125,52 @@ TEST(Experiment, UnknownKeyAndMissingScenarioAreErrors) {
   EXPECT_THROW(load_experiments(d2.path.string()), ExperimentError);
 }
 
+// Writes experiment folder e/ with `text` and an empty scenario, and loads it.
+std::vector<Experiment> load_one(const TempDir& d, const std::string& text = kGood) {
+  d.write("e/experiment.toml", text);
+  d.write("e/s.toml", "");
+  return load_experiments(d.path.string());
+}
+
+// What `pvlock run --json` would print for one VM with this score.
+nlohmann::ordered_json run_with_score(double score) {
+  nlohmann::ordered_json run;
+  run["vms"] = {{{"name", "m"}, {"score", score}, {"unit", "ops/s"}}};
+  return run;
+}
+
+bool has(const std::vector<std::string>& overrides, const std::string& o) {
+  return std::find(overrides.begin(), overrides.end(), o) != overrides.end();
+}
+
+// A fake scenario runner that records every call's overrides (cells run in parallel).
+struct RecordingRunner {
+  std::mutex mu;
+  std::vector<std::vector<std::string>> seen;
+  Runner scoring(std::function<double(const std::vector<std::string>&)> score) {
+    return [this, score](const std::string&, const std::vector<std::string>& overrides) {
+      {
+        std::lock_guard g(mu);
+        seen.push_back(overrides);
+      }
+      return run_with_score(score(overrides));
+    };
+  }
+};
+
 TEST(Reproduce, ComparesSimulatedRatiosWithBands) {
   TempDir d;
-  d.write("e/experiment.toml", kGood);
-  d.write("e/s.toml", "");
-  const auto exps = load_experiments(d.path.string());
-  std::vector<std::vector<std::string>> seen;
-  std::mutex mu;
-  Runner runner = [&](const std::string&, const std::vector<std::string>& overrides) {
-    {
-      std::lock_guard g(mu);
-      seen.push_back(overrides);
-    }
-    const bool tas = !overrides.empty() && overrides.back() == "guest.lock=tas";
-    nlohmann::ordered_json run;
-    run["vms"] = {{{"name", "m"}, {"score", tas ? 230.0 : 100.0}, {"unit", "ops/s"}}};
-    return run;
-  };
+  const auto exps = load_one(d);
+  RecordingRunner rec;
+  const Runner runner =
+      rec.scoring([](const auto& ov) { return has(ov, "guest.lock=tas") ? 230.0 : 100.0; });
   Options o;
   o.quick = true;
   o.jobs = 2;
   const auto results = run_experiments(exps, o, runner);
   ASSERT_EQ(results.size(), 1u);
-  EXPECT_EQ(seen.size(), 2u);
-  for (const auto& ov : seen) EXPECT_EQ(ov.front(), "run.duration_ms=10");  // quick first
+  EXPECT_EQ(rec.seen.size(), 2u);
+  for (const auto& ov : rec.seen) EXPECT_EQ(ov.front(), "run.duration_ms=10");  // quick first
   ASSERT_EQ(results[0].effects.size(), 1u);
   const EffectResult& e = results[0].effects[0];
   EXPECT_DOUBLE_EQ(*e.published, 2.0);
@@ -161,26 +184,14 @@ TEST(Reproduce, ComparesSimulatedRatiosWithBands) {
 
 TEST(Reproduce, ExtraOverridesComeLastInEveryCell) {
   TempDir d;
-  d.write("e/experiment.toml", kGood);
-  d.write("e/s.toml", "");
-  const auto exps = load_experiments(d.path.string());
-  std::vector<std::vector<std::string>> seen;
-  std::mutex mu;
-  Runner runner = [&](const std::string&, const std::vector<std::string>& overrides) {
-    {
-      std::lock_guard g(mu);
-      seen.push_back(overrides);
-    }
-    nlohmann::ordered_json run;
-    run["vms"] = {{{"name", "m"}, {"score", 100.0}, {"unit", "ops/s"}}};
-    return run;
-  };
+  const auto exps = load_one(d);
+  RecordingRunner rec;
   Options o;
   o.quick = true;
   o.extra_overrides = {"host.housekeeping_interval_ns=0", "run.seed=7"};
-  run_experiments(exps, o, runner);
-  ASSERT_EQ(seen.size(), 2u);
-  for (const auto& ov : seen) {
+  run_experiments(exps, o, rec.scoring([](const auto&) { return 100.0; }));
+  ASSERT_EQ(rec.seen.size(), 2u);
+  for (const auto& ov : rec.seen) {
     ASSERT_GE(ov.size(), 3u);
     EXPECT_EQ(ov.front(), "run.duration_ms=10");
     EXPECT_EQ(ov[ov.size() - 2], "host.housekeeping_interval_ns=0");  // after the cell's own
@@ -190,14 +201,11 @@ TEST(Reproduce, ExtraOverridesComeLastInEveryCell) {
 
 TEST(Reproduce, AStuckRunIsMarkedNotANumber) {
   TempDir d;
-  d.write("e/experiment.toml", kGood);
-  d.write("e/s.toml", "");
-  const auto exps = load_experiments(d.path.string());
+  const auto exps = load_one(d);
   Runner runner = [&](const std::string&, const std::vector<std::string>& overrides) {
-    const bool tas = !overrides.empty() && overrides.back() == "guest.lock=tas";
-    nlohmann::ordered_json run;
-    run["vms"] = {{{"name", "m"}, {"score", 100.0}, {"unit", "ops/s"}}};
-    if (tas) run["liveness"] = {{"at_ns", 5000000}, {"reason", "no progress for 5 ms"}};
+    nlohmann::ordered_json run = run_with_score(100.0);
+    if (has(overrides, "guest.lock=tas"))
+      run["liveness"] = {{"at_ns", 5000000}, {"reason", "no progress for 5 ms"}};
     return run;
   };
   const auto results = run_experiments(exps, Options{}, runner);
@@ -217,30 +225,18 @@ TEST(Reproduce, SeedsAverageEveryCellOverRunSeeds) {
   TempDir d;
   std::string text = kGood;
   text.replace(text.find("[quick]"), 0, "seeds = 3\n");
-  d.write("e/experiment.toml", text);
-  d.write("e/s.toml", "");
-  const auto exps = load_experiments(d.path.string());
+  const auto exps = load_one(d, text);
   ASSERT_EQ(exps.at(0).seeds, 3);
-  std::mutex mu;
-  std::vector<std::string> seeds_seen;
-  Runner runner = [&](const std::string&, const std::vector<std::string>& overrides) {
-    const std::string& last = overrides.back();
+  RecordingRunner rec;
+  const Runner runner = rec.scoring([](const std::vector<std::string>& ov) {
+    const std::string& last = ov.back();
     EXPECT_EQ(last.rfind("run.seed=", 0), 0u);
-    const int k = std::stoi(last.substr(9));
-    {
-      std::lock_guard g(mu);
-      seeds_seen.push_back(last);
-    }
-    const bool tas =
-        std::find(overrides.begin(), overrides.end(), "guest.lock=tas") != overrides.end();
-    nlohmann::ordered_json run;
-    run["vms"] = {{{"name", "m"}, {"score", (tas ? 200.0 : 100.0) + 10.0 * k}, {"unit", "x"}}};
-    return run;
-  };
+    return (has(ov, "guest.lock=tas") ? 200.0 : 100.0) + 10.0 * std::stoi(last.substr(9));
+  });
   Options o;
   o.jobs = 3;
   const auto results = run_experiments(exps, o, runner);
-  EXPECT_EQ(seeds_seen.size(), 6u);  // 2 cells x 3 seeds
+  EXPECT_EQ(rec.seen.size(), 6u);  // 2 cells x 3 seeds
   const auto& cells = results.at(0).cells;
   EXPECT_DOUBLE_EQ(cells.at(0).simulated, 120.0);  // mean of 110, 120, 130
   EXPECT_DOUBLE_EQ(cells.at(1).simulated, 220.0);
