@@ -95,9 +95,9 @@ void register_reproduce(CLI::App& app, Action& action) {
       const bool tty = isatty(STDERR_FILENO) != 0;
       o.progress = [tty](int done, int total) {
         if (tty)
-          fmt::print(stderr, "\rreproduce: {}/{} cells", done, total);
+          fmt::print(stderr, "\rreproduce: {}/{} runs", done, total);
         else
-          fmt::print(stderr, "reproduce: {}/{} cells\n", done, total);
+          fmt::print(stderr, "reproduce: {}/{} runs\n", done, total);
         if (tty && done == total) fmt::print(stderr, "\n");
       };
       const reproduce::Runner runner = [](const std::string& path,

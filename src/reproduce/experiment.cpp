@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "reproduce/metric.hpp"
+
 namespace pvlock::reproduce {
 namespace {
 
@@ -113,9 +115,8 @@ Experiment load_experiment(const std::string& toml_path) {
     if (const toml::node* m = t->get("metric")) {
       if (!m->is_string()) fail(f, m->source(), path + "metric", "must be a string");
       c.metric = m->as_string()->get();
-      if (c.metric != "score_sum" && c.metric != "score_mean" && c.metric.rfind("profile:", 0) != 0)
-        fail(f, m->source(), path + "metric",
-             "must be score_sum, score_mean or profile:<symbol>, not '" + c.metric + "'");
+      if (const std::string why = metric_error(c.metric); !why.empty())
+        fail(f, m->source(), path + "metric", why);
     }
     c.published = opt_number(*t, f, "published", path);
     c.published_low = opt_number(*t, f, "published_low", path);

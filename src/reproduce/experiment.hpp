@@ -7,7 +7,8 @@
 //             for effects smaller than one run's seed-to-seed noise
 //   [quick] set = [...]                 overrides applied to every cell under --quick
 //   [[cell]]  name, scenario (path relative to the folder), set = [...overrides],
-//             metric ("score_sum" | "score_mean" | "profile:<symbol>"),
+//             metric ("score_sum" | "score_mean" | "profile:<symbol>" |
+//                     "counter_share:<event>/<event>", see metric.hpp),
 //             published (number, or absent for an unpublished cell), unit,
 //             published_low/published_high (a published range; published = its midpoint)
 //   [[effect]] name, numerator, denominator (cell names), low/high (optional explicit

@@ -4,37 +4,12 @@
 
 #include <atomic>
 #include <cmath>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
 
 namespace pvlock::reproduce {
-
-double extract_metric(const nlohmann::ordered_json& run, const std::string& metric) {
-  if (metric == "score_sum" || metric == "score_mean") {
-    const auto& vms = run.at("vms");
-    if (vms.empty()) throw std::runtime_error("run has no VMs");
-    double sum = 0;
-    for (const auto& vm : vms) sum += vm.at("score").get<double>();
-    return metric == "score_sum" ? sum : sum / static_cast<double>(vms.size());
-  }
-  if (metric.rfind("profile:", 0) == 0) {
-    const std::string symbol = metric.substr(8);
-    // "profile": {vm: {"total_ns", "symbols": {name: {"ns", "pct"}}}}, summed over the VMs.
-    // Like perf's cycles event in a guest, HLT time (idle, halted in pv_wait) takes no
-    // samples, so the share is of the time the vCPUs executed.
-    double total = 0, ns = 0;
-    for (const auto& [vm, prof] : run.at("profile").items()) {
-      total += prof.at("total_ns").get<double>();
-      const auto& syms = prof.at("symbols");
-      for (const char* unsampled : {"idle", "pv_wait_halted"})
-        if (syms.contains(unsampled)) total -= syms.at(unsampled).at("ns").get<double>();
-      if (syms.contains(symbol)) ns += syms.at(symbol).at("ns").get<double>();
-    }
-    return total > 0 ? 100.0 * ns / total : 0.0;
-  }
-  throw std::runtime_error("unknown metric '" + metric + "'");
-}
 
 std::vector<std::string> cell_overrides(const Experiment& ex, const Cell& cell,
                                         const Options& options, int seed) {
@@ -48,9 +23,18 @@ std::vector<std::string> cell_overrides(const Experiment& ex, const Cell& cell,
 
 std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& experiments,
                                               const Options& options, const Runner& runner) {
-  struct Job {
+  // Where one run's figures go: a cell of an experiment, for one seed.
+  struct Target {
     std::size_t exp, cell;
     int seed;  // 1..N when the experiment averages over N seeds, else 0 (the scenario's)
+  };
+  // One simulation per distinct (scenario, overrides): cells that differ only in the metric
+  // they read (a profile share and a score of the same configuration) share it. Runs are
+  // deterministic, so sharing changes no figure, only the wall time.
+  struct Job {
+    std::string scenario;
+    std::vector<std::string> overrides;
+    std::vector<Target> targets;
   };
   std::vector<const Experiment*> chosen;
   for (const Experiment& e : experiments)
@@ -58,15 +42,24 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
   if (chosen.empty()) throw std::invalid_argument("no experiment named '" + options.only + "'");
 
   std::vector<Job> jobs;
+  std::map<std::pair<std::string, std::vector<std::string>>, std::size_t> job_of;
   // values[experiment][cell][seed - 1]: every seed's figure, averaged below.
   std::vector<std::vector<std::vector<double>>> values(chosen.size());
   std::vector<std::vector<std::string>> stuck(chosen.size());
   for (std::size_t i = 0; i < chosen.size(); ++i) {
-    const int n = chosen[i]->seeds;
-    values[i].assign(chosen[i]->cells.size(), std::vector<double>(static_cast<std::size_t>(n)));
-    stuck[i].assign(chosen[i]->cells.size(), std::string());
-    for (std::size_t c = 0; c < chosen[i]->cells.size(); ++c)
-      for (int k = 1; k <= n; ++k) jobs.push_back({i, c, n > 1 ? k : 0});
+    const Experiment& ex = *chosen[i];
+    const int n = ex.seeds;
+    values[i].assign(ex.cells.size(), std::vector<double>(static_cast<std::size_t>(n)));
+    stuck[i].assign(ex.cells.size(), std::string());
+    for (std::size_t c = 0; c < ex.cells.size(); ++c)
+      for (int k = 1; k <= n; ++k) {
+        const int seed = n > 1 ? k : 0;
+        auto key =
+            std::make_pair(ex.cells[c].scenario, cell_overrides(ex, ex.cells[c], options, seed));
+        auto [it, fresh] = job_of.try_emplace(key, jobs.size());
+        if (fresh) jobs.push_back({key.first, key.second, {}});
+        jobs[it->second].targets.push_back({i, c, seed});
+      }
   }
 
   std::atomic<std::size_t> next{0};
@@ -75,31 +68,34 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
   std::string first_error;
   auto worker = [&] {
     for (std::size_t j = next++; j < jobs.size(); j = next++) {
-      const Experiment& ex = *chosen[jobs[j].exp];
-      const Cell& cell = ex.cells[jobs[j].cell];
+      const Job& job = jobs[j];
+      std::string where = chosen[job.targets[0].exp]->id + "/" +
+                          chosen[job.targets[0].exp]->cells[job.targets[0].cell].name;
       try {
-        const Job& job = jobs[j];
-        double& value =
-            values[job.exp][job.cell][static_cast<std::size_t>(std::max(job.seed, 1) - 1)];
-        const nlohmann::ordered_json run =
-            runner(cell.scenario, cell_overrides(ex, cell, options, job.seed));
-        // A run the liveness watchdog stopped ended early: its scores describe a truncated
-        // run, never a measurement. The cell says so instead of giving a number.
-        if (run.contains("liveness")) {
-          std::lock_guard g(mu);
-          std::string& why = stuck[job.exp][job.cell];
-          if (why.empty())
-            why = fmt::format("{}liveness watchdog at {} ns: {}",
-                              job.seed > 0 ? fmt::format("seed {}: ", job.seed) : "",
-                              run.at("liveness").value("at_ns", std::int64_t{0}),
-                              run.at("liveness").value("reason", std::string("no progress")));
-          value = std::nan("");
-        } else {
-          value = extract_metric(run, cell.metric);
+        const nlohmann::ordered_json run = runner(job.scenario, job.overrides);
+        for (const Target& t : job.targets) {
+          const Experiment& ex = *chosen[t.exp];
+          const Cell& cell = ex.cells[t.cell];
+          where = ex.id + "/" + cell.name;
+          double& value = values[t.exp][t.cell][static_cast<std::size_t>(std::max(t.seed, 1) - 1)];
+          // A run the liveness watchdog stopped ended early: its scores describe a truncated
+          // run, never a measurement. The cell says so instead of giving a number.
+          if (run.contains("liveness")) {
+            std::lock_guard g(mu);
+            std::string& why = stuck[t.exp][t.cell];
+            if (why.empty())
+              why = fmt::format("{}liveness watchdog at {} ns: {}",
+                                t.seed > 0 ? fmt::format("seed {}: ", t.seed) : "",
+                                run.at("liveness").value("at_ns", std::int64_t{0}),
+                                run.at("liveness").value("reason", std::string("no progress")));
+            value = std::nan("");
+          } else {
+            value = extract_metric(run, cell.metric);
+          }
         }
       } catch (const std::exception& e) {
         std::lock_guard g(mu);
-        if (first_error.empty()) first_error = ex.id + "/" + cell.name + ": " + e.what();
+        if (first_error.empty()) first_error = where + ": " + e.what();
       }
       const int d = ++done;
       if (options.progress) {
@@ -198,6 +194,7 @@ nlohmann::ordered_json to_json(const std::vector<ExperimentResult>& results, dou
 
 namespace {
 std::string fmt_value(double v) {
+  if (std::isnan(v)) return "n/a";  // e.g. a counter share whose denominator never counted
   if (std::fabs(v) >= 1000) return fmt::format("{:.0f}", v);
   if (std::fabs(v) >= 10) return fmt::format("{:.1f}", v);
   return fmt::format("{:.3f}", v);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "reproduce/experiment.hpp"
+#include "reproduce/metric.hpp"
 
 namespace pvlock::reproduce {
 
@@ -63,10 +64,6 @@ std::vector<std::string> cell_overrides(const Experiment& ex, const Cell& cell,
 
 std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& experiments,
                                               const Options& options, const Runner& runner);
-
-// A cell's figure from a run: "score_sum" / "score_mean" over the VMs' scores, or
-// "profile:<symbol>" = that symbol's share (percent) of the guests' CPU time.
-double extract_metric(const nlohmann::ordered_json& run, const std::string& metric);
 
 nlohmann::ordered_json to_json(const std::vector<ExperimentResult>& results, double wall_s);
 std::string to_table(const std::vector<ExperimentResult>& results);

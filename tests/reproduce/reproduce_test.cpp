@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -274,6 +275,69 @@ TEST(Metric, ProfileShareIsPercentOfTotal) {
   EXPECT_DOUBLE_EQ(extract_metric(run, "profile:osq_lock"), 18.0);
   EXPECT_DOUBLE_EQ(extract_metric(run, "profile:absent"), 0.0);
   EXPECT_THROW(extract_metric(run, "nonsense"), std::runtime_error);
+}
+
+TEST(Metric, CounterShareIsPercentOfTheDenominatorEvent) {
+  nlohmann::ordered_json run;
+  run["counters"] = {{"pv_wait_early", 400}, {"pv_wait_early_preempted", 24}, {"pv_wait_head", 0}};
+  EXPECT_DOUBLE_EQ(extract_metric(run, "counter_share:pv_wait_early_preempted/pv_wait_early"), 6.0);
+  // Nothing counted in the denominator: undefined, shown as n/a rather than 0 %.
+  EXPECT_TRUE(std::isnan(extract_metric(run, "counter_share:pv_wait_early/pv_wait_head")));
+  EXPECT_EQ(metric_error("counter_share:pv_wait_early_preempted/pv_wait_early"), "");
+  EXPECT_NE(metric_error("counter_share:bogus/pv_wait_early").find("unknown lock event 'bogus'"),
+            std::string::npos);
+  EXPECT_NE(metric_error("counter_share:pv_wait_early").find("<event>/<event>"), std::string::npos);
+  EXPECT_NE(metric_error("profile:"), "");
+  EXPECT_NE(metric_error("records"), "");
+}
+
+TEST(Experiment, BadMetricNamesTheCellAndKey) {
+  TempDir d;
+  std::string text = kGood;
+  text.replace(text.find("published = 100"), 0, "metric = \"counter_share:nope/pv_wait_early\"\n");
+  d.write("e/experiment.toml", text);
+  d.write("e/s.toml", "");
+  try {
+    load_experiments(d.path.string());
+    FAIL() << "expected an error";
+  } catch (const ExperimentError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("experiment.toml:"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("cell[0].metric: counter_share: unknown lock event 'nope'"),
+              std::string::npos)
+        << msg;
+  }
+}
+
+TEST(Reproduce, CellsOfTheSameConfigurationShareOneRun) {
+  TempDir d;
+  std::string text = kGood;
+  text.replace(text.find("[quick]"), 0, "seeds = 2\n");
+  // A third cell: the same scenario and overrides as "b", another metric.
+  text.replace(text.find("[[effect]]"), 0,
+               "[[cell]]\nname = \"b share\"\nscenario = \"s.toml\"\nset = [\"guest.lock=tas\"]\n"
+               "metric = \"counter_share:pv_wait_early_preempted/pv_wait_early\"\nunit = \"%\"\n");
+  const auto exps = load_one(d, text);
+  RecordingRunner rec;
+  const Runner base =
+      rec.scoring([](const auto& ov) { return has(ov, "guest.lock=tas") ? 2.0 : 1.0; });
+  const Runner runner = [&](const std::string& path, const std::vector<std::string>& ov) {
+    nlohmann::ordered_json run = base(path, ov);
+    run["counters"] = {{"pv_wait_early", 50}, {"pv_wait_early_preempted", 5}};
+    return run;
+  };
+  Options o;
+  o.jobs = 2;
+  int last_total = 0;
+  o.progress = [&](int, int total) { last_total = total; };
+  const auto results = run_experiments(exps, o, runner);
+  EXPECT_EQ(rec.seen.size(), 4u);  // 2 configurations x 2 seeds, not 3 cells x 2 seeds
+  EXPECT_EQ(last_total, 4);
+  const auto& cells = results.at(0).cells;
+  ASSERT_EQ(cells.size(), 3u);
+  EXPECT_DOUBLE_EQ(cells[1].simulated, 2.0);
+  EXPECT_DOUBLE_EQ(cells[2].simulated, 10.0);
+  EXPECT_EQ(cells[2].seeds, 2);
 }
 
 }  // namespace

@@ -22,6 +22,7 @@ namespace pvlock {
   X(pv_spurious_wakeup)  /* woke from pv_wait with nothing to do */                 \
   X(pv_wait_again)       /* queue head halted again after a wake-up */              \
   X(pv_wait_early)       /* non-head stopped spinning early (prev not running) */   \
+  X(pv_wait_early_preempted) /* pvlock's own: ... because vcpu_is_preempted(prev) */ \
   X(pv_wait_head)        /* queue head halted */                                    \
   X(pv_wait_node)        /* non-head queue node halted */                           \
   /* qspinlock.c: native slow path */                                               \

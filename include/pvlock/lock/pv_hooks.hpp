@@ -93,11 +93,17 @@ struct PvHooks {
     const std::uint32_t period = q.wait_early == WaitEarlyRule::never ? 0 : q.prev_check_mask + 1;
     for (;;) {
       SpinBudget budget{q.spin_threshold};
+      bool by_preempted = false;  // which clause of pv_wait_early() fired (statistics only)
       const SpinResult r = Env::spin_until(
           SpinSite::pv_wait_node, [&] { return node->locked.load(std::memory_order_relaxed) != 0; },
-          budget, period, [&] { return wait_early(prev, q.wait_early); });
+          budget, period, [&] { return wait_early(prev, q.wait_early, by_preempted); });
       if (r == SpinResult::ready) return;  // the caller's acquire load follows
       const bool early = r == SpinResult::early;
+      auto count_halt = [&] {
+        Env::count(LockEvent::pv_wait_node);
+        if (early) Env::count(LockEvent::pv_wait_early);
+        if (early && by_preempted) Env::count(LockEvent::pv_wait_early_preempted);
+      };
 
       // smp_store_mb(state, halted), then re-read locked: paired with the previous head's
       // "store next->locked = 1; MB; cmpxchg state halted -> hashed" in kick_node(), so
@@ -106,15 +112,13 @@ struct PvHooks {
         // Mutant: check first, publish "halted" after (the store-buffering race).
         if (node->locked.load(std::memory_order_seq_cst) == 0) {
           node->state.exchange(kVcpuHalted, std::memory_order_seq_cst);
-          Env::count(LockEvent::pv_wait_node);
-          if (early) Env::count(LockEvent::pv_wait_early);
+          count_halt();
           wait(&node->state, kVcpuHalted);
         }
       } else {
         node->state.exchange(kVcpuHalted, std::memory_order_seq_cst);
         if (node->locked.load(std::memory_order_seq_cst) == 0) {
-          Env::count(LockEvent::pv_wait_node);
-          if (early) Env::count(LockEvent::pv_wait_early);
+          count_halt();
           wait(&node->state, kVcpuHalted);
         }
       }
@@ -264,14 +268,16 @@ struct PvHooks {
     return may_steal(w.val.load(std::memory_order_relaxed)) && steal(w);
   }
 
-  // pv_wait_early()
-  static bool wait_early(NodeT* prev, WaitEarlyRule rule) {
+  // pv_wait_early(). `by_preempted` tells whether the vcpu_is_preempted() clause decided
+  // (prev's node still says running): seed 000 measured that share (6 %).
+  static bool wait_early(NodeT* prev, WaitEarlyRule rule, bool& by_preempted) {
     switch (rule) {
       case WaitEarlyRule::prev_halted:
         return prev->state.load(std::memory_order_relaxed) != kVcpuRunning;
       case WaitEarlyRule::prev_halted_or_preempted:
-        return prev->state.load(std::memory_order_relaxed) != kVcpuRunning ||
-               Env::vcpu_is_preempted(static_cast<int>(prev->cpu.load(std::memory_order_relaxed)));
+        if (prev->state.load(std::memory_order_relaxed) != kVcpuRunning) return true;
+        return by_preempted = Env::vcpu_is_preempted(
+                   static_cast<int>(prev->cpu.load(std::memory_order_relaxed)));
       case WaitEarlyRule::never:
         return false;
     }
