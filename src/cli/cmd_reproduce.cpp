@@ -27,6 +27,7 @@ struct ReproduceArgs {
   int jobs = 0;
   bool json = false;
   bool check = false;
+  bool explain = false;
   std::string experiments_dir;
   std::string plot_dir;
   std::vector<std::string> sets;
@@ -48,6 +49,9 @@ void register_reproduce(CLI::App& app, Action& action) {
   cmd->add_option("--jobs", args->jobs, "Cells simulated in parallel (default: cores)");
   cmd->add_flag("--json", args->json, "Print one JSON object");
   cmd->add_flag("--check", args->check, "Exit 1 if any effect disagrees with its band");
+  cmd->add_flag("--explain", args->explain,
+                "Under every cell, the mechanisms of its run (profile, host exits and yields, "
+                "PV slow path)");
   cmd->add_option("--experiments", args->experiments_dir, "Experiments folder");
   cmd->add_option("--plot", args->plot_dir, "Write published-vs-simulated PNG charts here");
   cmd->add_option("--set", args->sets,
@@ -78,6 +82,7 @@ void register_reproduce(CLI::App& app, Action& action) {
       o.only = a.only;
       o.jobs = a.jobs;
       o.extra_overrides = a.sets;
+      o.explain = a.explain;
       // Bad --set values are usage errors: check every cell's scenario before simulating.
       if (!a.sets.empty()) {
         for (const auto& ex : exps) {

@@ -45,12 +45,13 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
   std::map<std::pair<std::string, std::vector<std::string>>, std::size_t> job_of;
   // values[experiment][cell][seed - 1]: every seed's figure, averaged below.
   std::vector<std::vector<std::vector<double>>> values(chosen.size());
-  std::vector<std::vector<std::string>> stuck(chosen.size());
+  std::vector<std::vector<std::string>> stuck(chosen.size()), why(chosen.size());
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const Experiment& ex = *chosen[i];
     const int n = ex.seeds;
     values[i].assign(ex.cells.size(), std::vector<double>(static_cast<std::size_t>(n)));
     stuck[i].assign(ex.cells.size(), std::string());
+    why[i].assign(ex.cells.size(), std::string());
     for (std::size_t c = 0; c < ex.cells.size(); ++c)
       for (int k = 1; k <= n; ++k) {
         const int seed = n > 1 ? k : 0;
@@ -73,7 +74,9 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
                           chosen[job.targets[0].exp]->cells[job.targets[0].cell].name;
       try {
         const nlohmann::ordered_json run = runner(job.scenario, job.overrides);
+        const std::string explained = options.explain ? explain_run(run) : std::string();
         for (const Target& t : job.targets) {
+          if (options.explain && t.seed <= 1) why[t.exp][t.cell] = explained;
           const Experiment& ex = *chosen[t.exp];
           const Cell& cell = ex.cells[t.cell];
           where = ex.id + "/" + cell.name;
@@ -125,7 +128,7 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
         sd = std::sqrt(sd / static_cast<double>(v.size() - 1));
       }
       r.cells.push_back({ex.cells[c].name, ex.cells[c].published, mean, ex.cells[c].unit,
-                         static_cast<int>(v.size()), sd, stuck[i][c]});
+                         static_cast<int>(v.size()), sd, stuck[i][c], why[i][c]});
     }
     auto value_of = [&](const std::string& name) {
       for (const CellResult& c : r.cells)
@@ -171,6 +174,7 @@ nlohmann::ordered_json to_json(const std::vector<ExperimentResult>& results, dou
         cj["simulated_sd"] = c.simulated_sd;
       }
       if (!c.stuck.empty()) cj["stuck"] = c.stuck;
+      if (!c.explain.empty()) cj["explain"] = c.explain;
       e["cells"].push_back(cj);
     }
     e["effects"] = nlohmann::ordered_json::array();
@@ -193,6 +197,26 @@ nlohmann::ordered_json to_json(const std::vector<ExperimentResult>& results, dou
 }
 
 namespace {
+// `text` as lines of at most `width` characters (with `indent`), broken after ", ".
+std::string wrap(const std::string& text, const std::string& indent, std::size_t width) {
+  std::string out, line = indent;
+  std::size_t from = 0;
+  while (from < text.size()) {
+    std::size_t end = text.find(", ", from);
+    end = end == std::string::npos ? text.size() : end + 2;
+    const std::string piece = text.substr(from, end - from);
+    if (line.size() > indent.size() && line.size() + piece.size() > width) {
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line + "\n";
+      line = indent;
+    }
+    line += piece;
+    from = end;
+  }
+  if (line.size() > indent.size()) out += line + "\n";
+  return out;
+}
+
 std::string fmt_value(double v) {
   if (std::isnan(v)) return "n/a";  // e.g. a counter share whose denominator never counted
   if (std::fabs(v) >= 1000) return fmt::format("{:.0f}", v);
@@ -215,6 +239,16 @@ std::string to_table(const std::vector<ExperimentResult>& results) {
               : "");
     for (const CellResult& c : r.cells)
       if (!c.stuck.empty()) out += fmt::format("  !!! {}: {}\n", c.name, c.stuck);
+    for (const CellResult& c : r.cells) {
+      if (c.explain.empty()) continue;
+      out += fmt::format("  why, {}{}:\n", c.name, c.seeds > 1 ? " (seed 1)" : "");
+      std::size_t from = 0;
+      while (from <= c.explain.size()) {
+        const std::size_t nl = std::min(c.explain.find('\n', from), c.explain.size());
+        out += wrap(c.explain.substr(from, nl - from), "      ", 100);
+        from = nl + 1;
+      }
+    }
     if (!r.effects.empty())
       out += fmt::format("  {:<34} {:>14} {:>14}  {:<22} {}\n", "effect (ratio)", "published",
                          "simulated", "band", "agrees");

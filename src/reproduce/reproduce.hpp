@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "reproduce/experiment.hpp"
+#include "reproduce/explain.hpp"
 #include "reproduce/metric.hpp"
 
 namespace pvlock::reproduce {
@@ -23,6 +24,8 @@ struct CellResult {
   // Non-empty if the liveness watchdog stopped a run of the cell (its reason): that run
   // ended early, so `simulated` is NaN rather than a truncated number.
   std::string stuck;
+  // With Options::explain: the mechanisms of the cell's (first seed's) run, see explain.hpp.
+  std::string explain;
 };
 
 struct EffectResult {
@@ -48,7 +51,9 @@ struct Options {
   // Applied to every cell after its own overrides (`reproduce --set`): a sensitivity study,
   // e.g. "every experiment on a quieter host". The published figures do not move with them.
   std::vector<std::string> extra_overrides;
-  // Called after every finished cell (done, total), from worker threads, serialised.
+  // Keep explain_run() of each cell's first run (`reproduce --explain`).
+  bool explain = false;
+  // Called after every finished run (done, total), from worker threads, serialised.
   std::function<void(int, int)> progress;
 };
 

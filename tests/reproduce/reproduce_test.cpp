@@ -340,5 +340,56 @@ TEST(Reproduce, CellsOfTheSameConfigurationShareOneRun) {
   EXPECT_EQ(cells[2].seeds, 2);
 }
 
+TEST(Explain, SummarisesProfileHostAndSlowPathPerSecond) {
+  nlohmann::ordered_json run;
+  run["measured_ns"] = 100000000;  // 0.1 s
+  run["profile"]["vm0"] = {{"total_ns", 1000},
+                           {"symbols",
+                            {{"spin", {{"ns", 300}}},
+                             {"workload", {{"ns", 100}}},
+                             {"pv_wait_halted", {{"ns", 500}}},
+                             {"lock_ops", {{"ns", 50}}},
+                             {"irq", {{"ns", 50}}}}}};
+  run["host"] = {{"steal_pct", 49.4},
+                 {"exits", {{"ple", 1200000}, {"hlt", 300}}},
+                 {"ple_yields", {{"tried", 1300000}, {"done", 1100000}}},
+                 {"kick_yields", {{"tried", 0}, {"done", 0}}},
+                 {"lock_holder_preemptions", 15000}};
+  run["counters"] = {{"pv_wait_node", 325},           {"pv_wait_early", 325},
+                     {"pv_wait_early_preempted", 65}, {"pv_kick_wake", 100},
+                     {"pv_latency_wake", 20000000},   {"pv_lock_stealing", 5000}};
+  const std::string e = explain_run(run);
+  for (const char* want :
+       {"halted/idle 50% of vCPU time; executed: spin 60% workload 20% lock_ops 10%", "steal 49%",
+        "PLE exits 12.0M/s", "HLT exits 3.0k/s", "directed yields 11.0M/s",
+        "lock-holder preemptions 150.0k/s", "wait-early 3.2k/s (20% by vcpu_is_preempted)",
+        "kick->run 200.0 us", "steals 50.0k/s"})
+    EXPECT_NE(e.find(want), std::string::npos) << want << " in:\n" << e;
+  EXPECT_EQ(e.find("kick yields"), std::string::npos) << e;  // nothing counted, not shown
+  EXPECT_EQ(explain_run(nlohmann::ordered_json::object()), "");
+}
+
+TEST(Reproduce, ExplainKeepsTheFirstSeedsMechanismsPerCell) {
+  TempDir d;
+  std::string text = kGood;
+  text.replace(text.find("[quick]"), 0, "seeds = 2\n");
+  const auto exps = load_one(d, text);
+  const Runner runner = [](const std::string&, const std::vector<std::string>& ov) {
+    nlohmann::ordered_json run = run_with_score(100.0);
+    run["measured_ns"] = 1000000000;
+    run["host"] = {{"steal_pct", has(ov, "run.seed=1") ? 10.0 : 90.0}};
+    return run;
+  };
+  Options o;
+  o.explain = true;
+  const auto results = run_experiments(exps, o, runner);
+  EXPECT_EQ(results.at(0).cells.at(0).explain, "steal 10%");
+  const std::string table = to_table(results);
+  EXPECT_NE(table.find("why, a (seed 1):\n      steal 10%"), std::string::npos) << table;
+  EXPECT_EQ(to_json(results, 1.0)["experiments"][0]["cells"][0]["explain"], "steal 10%");
+  // Without --explain nothing is kept.
+  EXPECT_EQ(run_experiments(exps, Options{}, runner).at(0).cells.at(0).explain, "");
+}
+
 }  // namespace
 }  // namespace pvlock::reproduce

@@ -1,0 +1,110 @@
+#include "reproduce/explain.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+namespace pvlock::reproduce {
+namespace {
+
+double num(const nlohmann::ordered_json& j, const char* key) {
+  return j.contains(key) && j.at(key).is_number() ? j.at(key).get<double>() : 0.0;
+}
+
+// 12345678 -> "12.3M", 4321 -> "4.3k".
+std::string si(double v) {
+  if (v >= 1e6) return fmt::format("{:.1f}M", v / 1e6);
+  if (v >= 1e3) return fmt::format("{:.1f}k", v / 1e3);
+  return fmt::format("{:.0f}", v);
+}
+
+// The profile summed over the VMs: the three largest executed symbols (shares of executed
+// time, as `profile:` metrics count them) and the halted share of all vCPU time.
+std::string profile_line(const nlohmann::ordered_json& run) {
+  if (!run.contains("profile")) return {};
+  std::vector<std::pair<std::string, double>> syms;
+  double total = 0, unsampled = 0;
+  for (const auto& [vm, prof] : run.at("profile").items()) {
+    total += num(prof, "total_ns");
+    for (const auto& [name, s] : prof.at("symbols").items()) {
+      const double ns = num(s, "ns");
+      if (name == "idle" || name == "pv_wait_halted") {
+        unsampled += ns;
+        continue;
+      }
+      auto it =
+          std::find_if(syms.begin(), syms.end(), [&](const auto& p) { return p.first == name; });
+      if (it == syms.end())
+        syms.emplace_back(name, ns);
+      else
+        it->second += ns;
+    }
+  }
+  const double executed = total - unsampled;
+  if (total <= 0 || executed <= 0) return {};
+  std::stable_sort(syms.begin(), syms.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string out =
+      fmt::format("halted/idle {:.0f}% of vCPU time; executed:", 100 * unsampled / total);
+  for (std::size_t i = 0; i < std::min<std::size_t>(3, syms.size()); ++i)
+    out += fmt::format(" {} {:.0f}%", syms[i].first, 100 * syms[i].second / executed);
+  return out;
+}
+
+std::string host_and_locks_line(const nlohmann::ordered_json& run) {
+  const double secs = num(run, "measured_ns") / 1e9;
+  if (secs <= 0) return {};
+  std::vector<std::string> parts;
+  if (run.contains("host")) {
+    const auto& h = run.at("host");
+    parts.push_back(fmt::format("steal {:.0f}%", num(h, "steal_pct")));
+    if (h.contains("exits")) {
+      const double ple = num(h.at("exits"), "ple"), hlt = num(h.at("exits"), "hlt");
+      if (ple > 0) parts.push_back("PLE exits " + si(ple / secs) + "/s");
+      if (hlt > 0) parts.push_back("HLT exits " + si(hlt / secs) + "/s");
+    }
+    if (h.contains("ple_yields") && num(h.at("ple_yields"), "done") > 0)
+      parts.push_back("directed yields " + si(num(h.at("ple_yields"), "done") / secs) + "/s");
+    if (h.contains("kick_yields") && num(h.at("kick_yields"), "done") > 0)
+      parts.push_back("kick yields " + si(num(h.at("kick_yields"), "done") / secs) + "/s");
+    if (num(h, "lock_holder_preemptions") > 0)
+      parts.push_back("lock-holder preemptions " + si(num(h, "lock_holder_preemptions") / secs) +
+                      "/s");
+  }
+  if (run.contains("counters")) {
+    const auto& c = run.at("counters");
+    const double early = num(c, "pv_wait_early"), kicks = num(c, "pv_kick_wake");
+    if (num(c, "pv_wait_node") > 0)
+      parts.push_back("pv_wait_node " + si(num(c, "pv_wait_node") / secs) + "/s");
+    if (early > 0)
+      parts.push_back(fmt::format("wait-early {}/s ({:.0f}% by vcpu_is_preempted)",
+                                  si(early / secs),
+                                  100 * num(c, "pv_wait_early_preempted") / early));
+    if (kicks > 0)
+      parts.push_back(fmt::format("kick->run {:.1f} us", num(c, "pv_latency_wake") / kicks / 1e3));
+    if (num(c, "pv_lock_stealing") > 0)
+      parts.push_back("steals " + si(num(c, "pv_lock_stealing") / secs) + "/s");
+    if (num(c, "osq_unqueue_preempted") > 0)
+      parts.push_back("OSQ unqueues (preempted prev) " +
+                      si(num(c, "osq_unqueue_preempted") / secs) + "/s");
+    const double sleeps =
+        num(c, "mutex_sleep") + num(c, "rwsem_sleep_writer") + num(c, "rwsem_sleep_reader");
+    if (sleeps > 0) parts.push_back("mutex/rwsem sleeps " + si(sleeps / secs) + "/s");
+  }
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+}  // namespace
+
+std::string explain_run(const nlohmann::ordered_json& run) {
+  const std::string a = profile_line(run), b = host_and_locks_line(run);
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  return a + "\n" + b;
+}
+
+}  // namespace pvlock::reproduce
