@@ -1,10 +1,15 @@
 #include "workload/messaging.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
+#include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "pvlock/lock/registry.hpp"
+#include "pvlock/lock/rwsem.hpp"
 #include "pvlock/stat/lock_stat.hpp"
 #include "scenario/parse.hpp"
 #include "sim/guest/sim_env.hpp"
@@ -21,14 +26,61 @@ struct MessagingParams {
   int loops = 100;
   scenario::Dist send_compute{}, send_hold{}, recv_compute{}, recv_hold{};
   int capacity = 10000;
+  // Process lifecycle (fork, exit, wait), off by default. Durations: see make_messaging.
+  bool lifecycle = false;
+  bool lifecycle_runs = false;  // whole runs back to back instead of the steady state
+  scenario::Dist fork_work{}, fork_anon_vma_hold{}, exit_work{}, exit_anon_vma_hold{},
+      tasklist_hold{};
+  double reap_scan_ns = 20;
 };
 
 using Env = sim::SimEnv;
 
+// tasklist_lock. In the kernel a qrwlock: fork and exit take it for write with IRQs off
+// (write_lock_irq), the parent's wait() for read. pvlock has no rwlock, so this is the
+// guest's spinlock (the qrwlock's own wait_lock is one) taken exclusively by both sides.
+// With a single reader in this workload -- the benchmark's parent -- nothing is lost but
+// qrwlock's reader/writer queueing order. Type-erased so that the workload is not
+// instantiated once per (pipe lock x spinlock) pair; the virtual call allocates nothing.
+class TasklistLock {
+ public:
+  virtual ~TasklistLock() = default;
+  virtual void lock() = 0;
+  virtual void unlock() = 0;
+  LockStat stat;
+  sim::LockWatch watch;
+
+ protected:
+  std::int64_t stamp_ = 0;  // one holder at a time
+};
+
+template <class Spinlock>
+class alignas(64) TasklistLockOf final : public TasklistLock {
+ public:
+  explicit TasklistLockOf(const std::string& vm) {
+    stat.name = "messaging.tasklist_lock";
+    watch = make_lock_watch(lock_,
+                            std::string(Spinlock::kName) + " messaging.tasklist_lock (" + vm + ")");
+  }
+  void lock() override {
+    api::lock_waiting(watch);
+    stamp_ = stat_lock<Env>(lock_, stat);
+    api::lock_acquired(watch);
+  }
+  void unlock() override {
+    api::lock_releasing(watch);
+    stat_unlock<Env>(lock_, stat, stamp_);
+  }
+
+ private:
+  alignas(64) Spinlock lock_;
+};
+
 template <class Mutex>
 class Messaging final : public Workload {
  public:
-  Messaging(const MessagingParams& p, sim::Guest& g) : p_(p), guest_(g) {
+  Messaging(const MessagingParams& p, sim::Guest& g, std::unique_ptr<TasklistLock> tasklist)
+      : p_(p), guest_(g) {
     const int pipes = p.groups * p.receivers;
     pipes_.reserve(static_cast<std::size_t>(pipes));
     for (int i = 0; i < pipes; ++i) {
@@ -40,18 +92,36 @@ class Messaging final : public Workload {
     }
     for (auto& pipe : pipes_) pipe->blocked_writers.reserve(static_cast<std::size_t>(p.senders));
     received_.assign(static_cast<std::size_t>(pipes), 0);
+    if (p.lifecycle) set_up_lifecycle(g, std::move(tasklist));
     // Tasks are spread over the vCPUs in creation order (fork() + the scheduler's balancing).
     int next_cpu = 0;
     for (int grp = 0; grp < p.groups; ++grp) {
       for (int r = 0; r < p.receivers; ++r) {
         const int pipe = grp * p.receivers + r;
-        g.create_task("receiver/" + std::to_string(pipe), next_cpu++ % g.vcpu_count(),
-                      [this, pipe] { receiver(pipe); });
+        const int cpu = next_cpu++ % g.vcpu_count();
+        const std::string name = "receiver/" + std::to_string(pipe);
+        if (p.lifecycle) {
+          const int c = grp * per_group() + r;
+          children_[static_cast<std::size_t>(c)].task =
+              &g.create_task(name, cpu, [this, c] { child(c); });
+        } else {
+          g.create_task(name, cpu, [this, pipe] { receiver(pipe); });
+        }
       }
-      for (int s = 0; s < p.senders; ++s)
-        g.create_task("sender/" + std::to_string(grp) + "." + std::to_string(s),
-                      next_cpu++ % g.vcpu_count(), [this, grp] { sender(grp); });
+      for (int s = 0; s < p.senders; ++s) {
+        const int cpu = next_cpu++ % g.vcpu_count();
+        const std::string name = "sender/" + std::to_string(grp) + "." + std::to_string(s);
+        if (p.lifecycle) {
+          const int c = grp * per_group() + p.receivers + s;
+          children_[static_cast<std::size_t>(c)].task =
+              &g.create_task(name, cpu, [this, c] { child(c); });
+        } else {
+          g.create_task(name, cpu, [this, grp] { sender(grp); });
+        }
+      }
     }
+    if (p.lifecycle)
+      life_->parent = &g.create_task("parent", next_cpu % g.vcpu_count(), [this] { parent(); });
   }
   double score() const override {
     std::uint64_t total = 0;
@@ -64,6 +134,13 @@ class Messaging final : public Workload {
     const double msgs = static_cast<double>(p_.groups) * p_.senders * p_.receivers * p_.loops;
     // perf bench's "Total time" for -g groups and `loops` rounds at the measured rate.
     vm["equivalent_run_s"] = rate > 0 ? msgs / rate : 0.0;
+    if (p_.lifecycle) {
+      // Measured window only.
+      vm["forks"] = life_->forks;
+      vm["exits"] = life_->exits;
+      vm["reaps"] = life_->reaps;
+      vm["lifecycle_violations"] = life_->violations;
+    }
   }
 
  private:
@@ -78,6 +155,63 @@ class Messaging final : public Workload {
     std::vector<sim::Task*> blocked_writers;
   };
 
+  // One child process of the benchmark (a task_struct slot, reused by the next fork into
+  // its group once the parent has reaped it). The flags are protected by tasklist_lock,
+  // except `running`, which only the parent sets and the child clears at exit.
+  struct Child {
+    sim::Task* task = nullptr;
+    int group = 0;
+    int pipe = -1;             // receivers: the pipe they own; senders: -1
+    int loops = 0;             // rounds of this incarnation
+    bool running = false;      // forked and released by the group's "go"
+    bool zombie = false;       // exited, not yet reaped
+    int prev = -1, next = -1;  // the parent's children list, in fork order
+  };
+  struct alignas(64) Lifecycle {
+    // The root anon_vma of the parent's (hence every child's) anonymous memory: taken for
+    // write by anon_vma_fork() at fork and by unlink_anon_vmas() at exit.
+    RwSem<Env> anon_vma;
+    LockStat anon_stat;
+    sim::LockWatch anon_watch;
+    std::unique_ptr<TasklistLock> tasklist;
+    sim::Task* parent = nullptr;
+    bool parent_waiting = false;  // in wait(), asleep (tasklist_lock)
+    int head = -1, tail = -1;     // the parent's children list (tasklist_lock)
+    std::vector<int> live;        // per group slot: children forked and not yet reaped
+    std::uint64_t forks = 0, exits = 0, reaps = 0;
+    // Self-checks (whole run): two holders of a lock at once, or a group slot forked again
+    // while one of its pipes still held messages or a sleeping reader.
+    int anon_holders = 0, tasklist_holders = 0;
+    std::uint64_t violations = 0;
+  };
+
+  int per_group() const { return p_.receivers + p_.senders; }
+
+  void set_up_lifecycle(sim::Guest& g, std::unique_ptr<TasklistLock> tasklist) {
+    life_ = std::make_unique<Lifecycle>();
+    Lifecycle& l = *life_;
+    l.anon_stat.name = "messaging.anon_vma_root";
+    g.register_lock_stat(l.anon_stat);
+    l.anon_watch = make_lock_watch(
+        l.anon_vma, std::string(RwSem<Env>::kName) + " messaging.anon_vma_root (" + g.name() + ")");
+    l.tasklist = std::move(tasklist);
+    g.register_lock_stat(l.tasklist->stat);
+    l.live.assign(static_cast<std::size_t>(p_.groups), 0);
+    children_.resize(static_cast<std::size_t>(p_.groups * per_group()));
+    for (int grp = 0; grp < p_.groups; ++grp)
+      for (int k = 0; k < per_group(); ++k) {
+        Child& ch = children_[static_cast<std::size_t>(grp * per_group() + k)];
+        ch.group = grp;
+        ch.pipe = k < p_.receivers ? grp * p_.receivers + k : -1;
+      }
+    if (p_.lifecycle_runs) return;
+    for (int grp = 0; grp < p_.groups; ++grp) {
+      const long long share = static_cast<long long>(p_.loops) * (grp + 1) / p_.groups;
+      for (int k = 0; k < per_group(); ++k)
+        preforked(grp * per_group() + k, static_cast<int>(std::max(1LL, share)));
+    }
+  }
+
   // pipe_lock()/pipe_unlock(): mutex_lock/mutex_unlock through the lock_stat wrapper.
   static void lock(Pipe& p) {
     api::lock_waiting(p.watch);
@@ -89,63 +223,281 @@ class Messaging final : public Workload {
     stat_unlock<Env>(p.mutex, p.stat, p.stamp);
   }
 
-  void sender(int grp) {
-    for (;;) {
-      for (int r = 0; r < p_.receivers; ++r) {
-        Pipe& pipe = *pipes_[static_cast<std::size_t>(grp * p_.receivers + r)];
-        api::compute(api::sample(p_.send_compute));  // syscall entry, copy from user
-        for (;;) {
-          lock(pipe);
-          if (pipe.count < p_.capacity) break;
-          // pipe_write(): full -> sleep on the pipe's wait queue until a reader drains it.
-          pipe.blocked_writers.push_back(&Env::self());
-          Env::prepare_block();
-          unlock(pipe);
-          Env::block();
-        }
-        api::compute(api::sample(p_.send_hold));  // copy into the pipe buffer
-        ++pipe.count;
-        sim::Task* reader = pipe.waiting_reader;
-        pipe.waiting_reader = nullptr;
+  // One message to each receiver of the group.
+  void send_round(int grp) {
+    for (int r = 0; r < p_.receivers; ++r) {
+      Pipe& pipe = *pipes_[static_cast<std::size_t>(grp * p_.receivers + r)];
+      api::compute(api::sample(p_.send_compute));  // syscall entry, copy from user
+      for (;;) {
+        lock(pipe);
+        if (pipe.count < p_.capacity) break;
+        // pipe_write(): full -> sleep on the pipe's wait queue until a reader drains it.
+        pipe.blocked_writers.push_back(&Env::self());
+        Env::prepare_block();
         unlock(pipe);
-        if (reader != nullptr) Env::wake(reader);
-        api::progress();  // one message sent (a timestamp store, no simulated time)
+        Env::block();
+      }
+      api::compute(api::sample(p_.send_hold));  // copy into the pipe buffer
+      ++pipe.count;
+      sim::Task* reader = pipe.waiting_reader;
+      pipe.waiting_reader = nullptr;
+      unlock(pipe);
+      if (reader != nullptr) Env::wake(reader);
+      api::progress();  // one message sent (a timestamp store, no simulated time)
+    }
+  }
+
+  void sender(int grp) {
+    for (;;) send_round(grp);
+  }
+
+  // One read(); false if the pipe was empty and we slept (the caller reads again).
+  bool receive_one(int index) {
+    Pipe& pipe = *pipes_[static_cast<std::size_t>(index)];
+    api::compute(api::sample(p_.recv_compute));
+    lock(pipe);
+    if (pipe.count == 0) {
+      // pipe_read(): empty -> wait_event on the pipe; set our state before dropping the
+      // mutex so a writer's wake cannot be lost.
+      pipe.waiting_reader = &Env::self();
+      Env::prepare_block();
+      unlock(pipe);
+      Env::block();
+      return false;
+    }
+    api::compute(api::sample(p_.recv_hold));  // copy out of the pipe buffer
+    --pipe.count;
+    sim::Task* writer = nullptr;
+    if (!pipe.blocked_writers.empty()) {
+      writer = pipe.blocked_writers.back();
+      pipe.blocked_writers.pop_back();
+    }
+    unlock(pipe);
+    if (writer != nullptr) Env::wake(writer);
+    if (api::measuring()) ++received_[static_cast<std::size_t>(index)];
+    api::progress();  // one message received
+    return true;
+  }
+
+  void receiver(int index) {
+    for (;;) (void)receive_one(index);
+  }
+
+  // ---- Process lifecycle ------------------------------------------------------------------
+
+  // anon_vma_lock_write(root) ... anon_vma_unlock_write(root): down_write/up_write.
+  void anon_vma_write(const scenario::Dist& hold) {
+    Lifecycle& l = *life_;
+    api::lock_waiting(l.anon_watch);
+    const std::int64_t stamp = stat_lock<Env>(l.anon_vma, l.anon_stat);
+    api::lock_acquired(l.anon_watch);
+    if (++l.anon_holders > 1) ++l.violations;
+    api::compute(api::sample(hold));
+    --l.anon_holders;
+    api::lock_releasing(l.anon_watch);
+    stat_unlock<Env>(l.anon_vma, l.anon_stat, stamp);
+  }
+
+  void tasklist_lock() {
+    Lifecycle& l = *life_;
+    l.tasklist->lock();
+    if (++l.tasklist_holders > 1) ++l.violations;
+  }
+  void tasklist_unlock() {
+    Lifecycle& l = *life_;
+    --l.tasklist_holders;
+    l.tasklist->unlock();
+  }
+
+  // A child slot's life, over and over: wait to be forked and released, run the
+  // benchmark's sender or receiver for its loops, exit, stay a zombie until reaped.
+  void child(int c) {
+    Child& ch = children_[static_cast<std::size_t>(c)];
+    for (;;) {
+      while (!ch.running) {
+        Env::prepare_block();
+        if (ch.running) break;
+        Env::block();
+      }
+      api::set_symbol(sim::Sym::workload);
+      if (ch.pipe >= 0) {
+        // A receiver reads what its group's senders write: senders x loops messages.
+        const long long want = static_cast<long long>(p_.senders) * ch.loops;
+        for (long long got = 0; got < want;)
+          if (receive_one(ch.pipe)) ++got;
+      } else {
+        for (int i = 0; i < ch.loops; ++i) send_round(ch.group);
+      }
+      exit_child(ch);
+    }
+  }
+
+  // do_exit() of a child.
+  void exit_child(Child& ch) {
+    Lifecycle& l = *life_;
+    api::set_symbol(sim::Sym::kernel);
+    api::compute(api::sample(p_.exit_work));  // the rest of do_exit(), outside these locks
+    // exit_mm() -> exit_mmap() -> free_pgtables() -> unlink_anon_vmas().
+    anon_vma_write(p_.exit_anon_vma_hold);
+    // exit_notify(): under write_lock_irq(&tasklist_lock) become a zombie and wake the
+    // parent sleeping in wait() (do_notify_parent).
+    api::irq_disable();
+    tasklist_lock();
+    api::compute(api::sample(p_.tasklist_hold));
+    ch.running = false;
+    ch.zombie = true;
+    sim::Task* parent = l.parent_waiting ? l.parent : nullptr;
+    l.parent_waiting = false;
+    if (parent != nullptr) Env::wake(parent);
+    tasklist_unlock();
+    api::irq_enable();
+    if (api::measuring()) ++l.exits;
+    api::set_symbol(sim::Sym::workload);
+    // A zombie does nothing until its slot is forked again: not stuck.
+    Env::self().progress_tracked = false;
+  }
+
+  // fork() of child slot c by the parent: copy_process().
+  void fork_child(int c, int loops) {
+    Lifecycle& l = *life_;
+    Child& ch = children_[static_cast<std::size_t>(c)];
+    api::compute(api::sample(p_.fork_work));  // dup task_struct, mm, files: outside these locks
+    // dup_mmap() -> anon_vma_fork(): the child's anon_vmas join the parent's tree.
+    anon_vma_write(p_.fork_anon_vma_hold);
+    // copy_process(): link the child into the parent's children under write_lock_irq.
+    api::irq_disable();
+    tasklist_lock();
+    api::compute(api::sample(p_.tasklist_hold));
+    ch.loops = loops;
+    ch.zombie = false;
+    ch.next = -1;
+    ch.prev = l.tail;
+    if (l.tail >= 0)
+      children_[static_cast<std::size_t>(l.tail)].next = c;
+    else
+      l.head = c;
+    l.tail = c;
+    tasklist_unlock();
+    api::irq_enable();
+    ++l.live[static_cast<std::size_t>(ch.group)];
+    if (api::measuring()) ++l.forks;
+    api::progress();
+  }
+
+  void fork_group(int grp, int loops) {
+    for (int r = 0; r < p_.receivers; ++r) {
+      const Pipe& pipe = *pipes_[static_cast<std::size_t>(grp * p_.receivers + r)];
+      if (pipe.count != 0 || pipe.waiting_reader != nullptr || !pipe.blocked_writers.empty())
+        ++life_->violations;
+    }
+    for (int k = 0; k < per_group(); ++k) fork_child(grp * per_group() + k, loops);
+  }
+  // The "go" byte on the wake-up pipe: the group's children start.
+  void start_group(int grp) {
+    for (int k = 0; k < per_group(); ++k) {
+      Child& ch = children_[static_cast<std::size_t>(grp * per_group() + k)];
+      ch.running = true;
+      Env::wake(ch.task);
+    }
+  }
+
+  // wait(): scan the children list for a zombie under read_lock(&tasklist_lock)
+  // (wait_consider_task per child), reap it (release_task: write_lock_irq), or sleep until
+  // an exiting child wakes us. Returns the reaped slot.
+  int wait_child() {
+    Lifecycle& l = *life_;
+    for (;;) {
+      tasklist_lock();  // read_lock(): IRQs stay on
+      int examined = 0;
+      int found = -1;
+      for (int c = l.head; c >= 0; c = children_[static_cast<std::size_t>(c)].next) {
+        ++examined;
+        if (children_[static_cast<std::size_t>(c)].zombie) {
+          found = c;
+          break;
+        }
+      }
+      api::compute(std::llround(p_.reap_scan_ns * examined));
+      if (found >= 0) {
+        tasklist_unlock();
+        api::irq_disable();
+        tasklist_lock();
+        api::compute(api::sample(p_.tasklist_hold));
+        Child& ch = children_[static_cast<std::size_t>(found)];
+        if (ch.prev >= 0)
+          children_[static_cast<std::size_t>(ch.prev)].next = ch.next;
+        else
+          l.head = ch.next;
+        if (ch.next >= 0)
+          children_[static_cast<std::size_t>(ch.next)].prev = ch.prev;
+        else
+          l.tail = ch.prev;
+        ch.prev = ch.next = -1;
+        ch.zombie = false;
+        tasklist_unlock();
+        api::irq_enable();
+        if (api::measuring()) ++l.reaps;
+        api::progress();
+        return found;
+      }
+      l.parent_waiting = true;
+      Env::prepare_block();
+      tasklist_unlock();
+      // Waiting for children that are still running is not being stuck.
+      Env::self().progress_tracked = false;
+      Env::block();
+    }
+  }
+
+  // The benchmark's parent. Steady state (default): the groups exist from the start, as
+  // forked before the window, group g's first incarnation running (g + 1)/groups of the
+  // loops so that group turnovers are spread as in the steady state; each group slot whose
+  // children are all reaped is forked again. Whole runs (lifecycle_runs): fork every group,
+  // one "go", reap them all, and again -- perf bench run back to back.
+  void parent() {
+    api::set_symbol(sim::Sym::kernel);
+    if (p_.lifecycle_runs) {
+      for (;;) {
+        for (int grp = 0; grp < p_.groups; ++grp) fork_group(grp, p_.loops);
+        for (int grp = 0; grp < p_.groups; ++grp) start_group(grp);
+        for (int n = 0; n < p_.groups * per_group(); ++n) {
+          const int c = wait_child();
+          --life_->live[static_cast<std::size_t>(children_[static_cast<std::size_t>(c)].group)];
+        }
+      }
+    }
+    for (;;) {
+      const int c = wait_child();
+      const int grp = children_[static_cast<std::size_t>(c)].group;
+      if (--life_->live[static_cast<std::size_t>(grp)] == 0) {
+        fork_group(grp, p_.loops);
+        start_group(grp);
       }
     }
   }
 
-  void receiver(int index) {
-    Pipe& pipe = *pipes_[static_cast<std::size_t>(index)];
-    for (;;) {
-      api::compute(api::sample(p_.recv_compute));
-      lock(pipe);
-      if (pipe.count == 0) {
-        // pipe_read(): empty -> wait_event on the pipe; set our state before dropping the
-        // mutex so a writer's wake cannot be lost.
-        pipe.waiting_reader = &Env::self();
-        Env::prepare_block();
-        unlock(pipe);
-        Env::block();
-        continue;
-      }
-      api::compute(api::sample(p_.recv_hold));  // copy out of the pipe buffer
-      --pipe.count;
-      sim::Task* writer = nullptr;
-      if (!pipe.blocked_writers.empty()) {
-        writer = pipe.blocked_writers.back();
-        pipe.blocked_writers.pop_back();
-      }
-      unlock(pipe);
-      if (writer != nullptr) Env::wake(writer);
-      if (api::measuring()) ++received_[static_cast<std::size_t>(index)];
-      api::progress();  // one message received
-    }
+  // The steady state's initial children: linked into the parent's list and running, with
+  // none of the parent's fork work (it happened before the run).
+  void preforked(int c, int loops) {
+    Lifecycle& l = *life_;
+    Child& ch = children_[static_cast<std::size_t>(c)];
+    ch.loops = loops;
+    ch.running = true;
+    ch.prev = l.tail;
+    if (l.tail >= 0)
+      children_[static_cast<std::size_t>(l.tail)].next = c;
+    else
+      l.head = c;
+    l.tail = c;
+    ++l.live[static_cast<std::size_t>(ch.group)];
   }
 
   MessagingParams p_;
   sim::Guest& guest_;
   std::vector<std::unique_ptr<Pipe>> pipes_;
   std::vector<std::uint64_t> received_;
+  std::unique_ptr<Lifecycle> life_;
+  std::vector<Child> children_;
 };
 
 scenario::Dist constant(double ns) {
@@ -157,10 +509,16 @@ scenario::Dist constant(double ns) {
 }  // namespace
 
 std::unique_ptr<Workload> make_messaging(const scenario::WorkloadSpec& spec, sim::Guest& guest) {
-  static constexpr std::array<std::string_view, 11> kKnown = {
-      "type",         "groups",          "senders",      "receivers",
-      "loops",        "send_compute_ns", "send_hold_ns", "recv_compute_ns",
-      "recv_hold_ns", "pipe_capacity",   "lock"};
+  static constexpr std::array<std::string_view, 18> kKnown = {
+      "groups",           "senders",
+      "receivers",        "loops",
+      "send_compute_ns",  "send_hold_ns",
+      "recv_compute_ns",  "recv_hold_ns",
+      "pipe_capacity",    "lock",
+      "lifecycle",        "lifecycle_runs",
+      "fork_ns",          "fork_anon_vma_hold_ns",
+      "exit_ns",          "exit_anon_vma_hold_ns",
+      "tasklist_hold_ns", "reap_scan_ns"};
   MessagingParams p;
   p.groups = static_cast<int>(scenario::param_int(spec, "groups", 10, 1, 4000));
   p.senders = static_cast<int>(scenario::param_int(spec, "senders", 20, 1, 1000));
@@ -172,14 +530,38 @@ std::unique_ptr<Workload> make_messaging(const scenario::WorkloadSpec& spec, sim
   p.recv_compute = scenario::param_dist(spec, "recv_compute_ns", constant(500));
   p.recv_hold = scenario::param_dist(spec, "recv_hold_ns", constant(400));
   p.capacity = static_cast<int>(scenario::param_int(spec, "pipe_capacity", 10000, 1, 1 << 24));
+  // Process lifecycle. Lock holds are workloads.md §3's estimates for exit (anon_vma root
+  // 2 us, tasklist_lock 1 us, wait() 0.02 us per child scanned), used for fork's holds too.
+  // fork_ns and exit_ns, the work outside these locks, are estimates of this model (the
+  // order of lmbench's ~100 us fork+exit of a small process), not from the seed.
+  p.lifecycle = scenario::param_bool(spec, "lifecycle", false);
+  p.lifecycle_runs = scenario::param_bool(spec, "lifecycle_runs", false);
+  p.fork_work = scenario::param_dist(spec, "fork_ns", constant(50'000));
+  p.fork_anon_vma_hold = scenario::param_dist(spec, "fork_anon_vma_hold_ns", constant(2'000));
+  p.exit_work = scenario::param_dist(spec, "exit_ns", constant(25'000));
+  p.exit_anon_vma_hold = scenario::param_dist(spec, "exit_anon_vma_hold_ns", constant(2'000));
+  p.tasklist_hold = scenario::param_dist(spec, "tasklist_hold_ns", constant(1'000));
+  p.reap_scan_ns = scenario::param_double(spec, "reap_scan_ns", 20, 0, 1e6);
   const std::string lock = scenario::param_string(spec, "lock", "mutex", {});
   scenario::reject_unknown_params(spec, kKnown);
+  std::unique_ptr<TasklistLock> tasklist;
+  if (p.lifecycle) {
+    with_lock<sim::SimEnv>(guest.lock_name, [&]<class L>(const LockInfo& info) {
+      if (info.kind != LockKind::spin)
+        scenario::fail_at(
+            spec.params.at("lifecycle").where,
+            "tasklist_lock is a spinning lock; guest lock '" + guest.lock_name + "' is not one");
+      tasklist = std::make_unique<TasklistLockOf<L>>(guest.name());
+    });
+    if (tasklist == nullptr)
+      scenario::fail_at(spec.where, "no lock named '" + guest.lock_name + "'");
+  }
   std::unique_ptr<Workload> out;
   const bool found = with_lock<sim::SimEnv>(lock, [&]<class L>(const LockInfo& info) {
     if (info.kind == LockKind::spin && !info.negative_control)
       scenario::fail_at(spec.params.at("lock").where,
                         "pipe->mutex must be a sleeping lock (e.g. mutex), not " + lock);
-    out = std::make_unique<Messaging<L>>(p, guest);
+    out = std::make_unique<Messaging<L>>(p, guest, std::move(tasklist));
   });
   if (!found) scenario::fail_at(spec.where, "no lock named '" + lock + "'");
   return out;

@@ -4,12 +4,35 @@
 // the pipe's mutex (pipe->mutex: OSQ + owner spinning + sleeping, seed 003); a receiver
 // that finds its pipe empty sleeps on the pipe's wait queue and the next writer wakes it;
 // a writer that finds it full (capacity, in messages) sleeps until the reader drains it.
-// The benchmark runs continuously; score = messages received per second (and the run time
-// the configured -g/loops would take at that rate).
+// By default the tasks never exit (the steady state of the messaging phase); score =
+// messages received per second (and the run time the configured -g/loops would take at
+// that rate).
+//
+// lifecycle = true adds the processes' lives, which `perf record -a` of the benchmark
+// samples too (workloads.md §3): a parent task forks every child (copy_process: the
+// parent's root anon_vma rwsem for write in anon_vma_fork, then tasklist_lock for write
+// with IRQs off), releases each group with a "go", and reaps with wait() (a scan of its
+// children list under tasklist_lock, wait_consider_task per child, then release_task under
+// tasklist_lock for write). A child runs `loops` rounds (a sender writes one message to each
+// receiver per round; a receiver reads senders x loops messages) and exits (exit_mmap ->
+// unlink_anon_vmas under the root anon_vma for write, then exit_notify under tasklist_lock
+// for write with IRQs off, waking the parent). Once every child of a group is reaped the
+// parent forks the group again, so forks, messaging, exits and reaps keep the per-task
+// proportions of one whole run in a window of any length. The run starts in that steady
+// state: the first incarnations exist at time 0 (forked before the run, at no cost), group
+// g's running (g + 1)/groups of the loops so that group turnovers are spread from the start.
+// lifecycle_runs = true instead repeats whole benchmark runs: fork every group serially,
+// one "go" for all, reap all 40 x groups children, again (a window must then span whole
+// runs to sample their phases in proportion).
+// tasklist_lock is the guest's spinlock used exclusively by readers too (pvlock has no
+// rwlock; with one reader, the parent, only qrwlock's queueing order is lost).
 //
 // [workload] type = "messaging", groups = 10, senders = 20, receivers = 20, loops = 100,
 //   send_compute_ns, send_hold_ns, recv_compute_ns, recv_hold_ns = <dist>,
-//   pipe_capacity = 10000 (messages; ~640 with 4 KiB pages, ~10000 with 64 KiB: workloads.md §3)
+//   pipe_capacity = 10000 (messages; ~640 with 4 KiB pages, ~10000 with 64 KiB: workloads.md §3),
+//   lifecycle = false, lifecycle_runs = false, fork_ns = 50000, exit_ns = 25000 (work outside the
+//   locks; estimates of this model), fork_anon_vma_hold_ns = 2000, exit_anon_vma_hold_ns = 2000,
+//   tasklist_hold_ns = 1000, reap_scan_ns = 20 (per child scanned) (workloads.md §3 estimates)
 #pragma once
 
 #include <memory>

@@ -58,5 +58,29 @@ TEST(Allocation, SteadyStateIsAllocationFree) {
   }
 }
 
+// messaging with its process lifecycle: forks, exits and reaps reuse the task slots, so
+// group turnovers allocate nothing either (loops short enough that both runs turn over).
+std::uint64_t messaging_allocations_during_run(double duration_ms) {
+  scenario::Scenario sc = testing::bare_metal(1, 4, "pvqspinlock", "messaging", duration_ms, 2);
+  testing::set_param(sc, "groups", std::int64_t{2});
+  testing::set_param(sc, "senders", std::int64_t{3});
+  testing::set_param(sc, "receivers", std::int64_t{3});
+  testing::set_param(sc, "loops", std::int64_t{4});
+  testing::set_param(sc, "lifecycle", true);
+  std::uint64_t during = 0;
+  run_scenario(sc, [&](Simulation&, std::vector<VmRun>&) { during = g_allocs.load(); });
+  return during;
+}
+
+TEST(Allocation, MessagingLifecycleIsAllocationFree) {
+  g_allocs = 0;
+  g_counting = true;
+  const std::uint64_t short_run = messaging_allocations_during_run(6);
+  g_allocs = 0;
+  const std::uint64_t long_run = messaging_allocations_during_run(24);
+  g_counting = false;
+  EXPECT_EQ(short_run, long_run);
+}
+
 }  // namespace
 }  // namespace pvlock::sim

@@ -1,0 +1,133 @@
+// messaging's process lifecycle (lifecycle = true): the parent forks the groups, children
+// exit through the root anon_vma rwsem and tasklist_lock, the parent reaps them and forks
+// each finished group again. Short loops so that groups turn over many times in a few ms.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "scenario/parse.hpp"
+#include "sim/run.hpp"
+#include "sim_helpers.hpp"
+
+namespace pvlock::sim {
+namespace {
+
+scenario::Scenario lifecycle(const std::string& lock = "pvqspinlock", std::uint64_t seed = 1) {
+  scenario::Scenario sc = testing::bare_metal(1, 4, lock, "messaging", 20, 2, seed);
+  testing::set_param(sc, "groups", std::int64_t{3});
+  testing::set_param(sc, "senders", std::int64_t{4});
+  testing::set_param(sc, "receivers", std::int64_t{4});
+  testing::set_param(sc, "loops", std::int64_t{10});
+  testing::set_param(sc, "lifecycle", true);
+  return sc;
+}
+
+const nlohmann::ordered_json& stat_row(const nlohmann::ordered_json& j, const std::string& name) {
+  for (const auto& r : j.at("lockstat").at("machine"))
+    if (r.at("name") == name) return r;
+  throw std::runtime_error("no lock_stat row " + name);
+}
+
+TEST(MessagingLifecycle, ForksExitsAndReapsWithExclusion) {
+  const auto j = run_to_json(lifecycle());
+  EXPECT_FALSE(j.contains("liveness")) << j["liveness"].dump(2);
+  const auto& vm = j.at("vms").at(0);
+  EXPECT_GT(vm.at("score").get<double>(), 0);
+  // Several group turnovers (24 children each) inside the 18 ms window.
+  EXPECT_GT(vm.at("forks").get<std::uint64_t>(), 48u);
+  EXPECT_GT(vm.at("exits").get<std::uint64_t>(), 48u);
+  EXPECT_GT(vm.at("reaps").get<std::uint64_t>(), 48u);
+  EXPECT_EQ(vm.at("lifecycle_violations").get<std::uint64_t>(), 0u);
+  // Every fork and exit takes the root anon_vma; fork, exit and reap take tasklist_lock,
+  // and so does each scan of wait().
+  const auto& anon = stat_row(j, "messaging.anon_vma_root");
+  const auto& tasklist = stat_row(j, "messaging.tasklist_lock");
+  EXPECT_GE(anon.at("acquisitions").get<std::uint64_t>(),
+            vm.at("forks").get<std::uint64_t>() + vm.at("exits").get<std::uint64_t>() - 2);
+  EXPECT_GT(tasklist.at("acquisitions").get<std::uint64_t>(),
+            anon.at("acquisitions").get<std::uint64_t>());
+  EXPECT_GT(anon.at("contentions").get<std::uint64_t>(), 0u);
+}
+
+// Whole runs back to back: every group forked, released together, all reaped, again.
+TEST(MessagingLifecycle, WholeRunsBackToBack) {
+  scenario::Scenario sc = lifecycle();
+  testing::set_param(sc, "lifecycle_runs", true);
+  const auto j = run_to_json(sc);
+  EXPECT_FALSE(j.contains("liveness")) << j["liveness"].dump(2);
+  const auto& vm = j.at("vms").at(0);
+  EXPECT_GT(vm.at("score").get<double>(), 0);
+  EXPECT_GT(vm.at("forks").get<std::uint64_t>(), 72u);  // more than one run of 3 x 24
+  EXPECT_GT(vm.at("reaps").get<std::uint64_t>(), 72u);
+  EXPECT_EQ(vm.at("lifecycle_violations").get<std::uint64_t>(), 0u);
+  EXPECT_GT(stat_row(j, "messaging.anon_vma_root").at("acquisitions").get<std::uint64_t>(), 72u);
+}
+
+// The self-check sees a lock that does not exclude: the guest's "spinlock" is busted.
+// Long holds make the exits of a group overlap in it.
+TEST(MessagingLifecycle, SelfCheckCatchesBustedTasklistLock) {
+  scenario::Scenario sc = lifecycle("busted");
+  testing::set_param(sc, "tasklist_hold_ns", testing::constant(20'000));
+  const auto j = run_to_json(sc);
+  EXPECT_GT(j.at("vms").at(0).at("lifecycle_violations").get<std::uint64_t>(), 0u);
+}
+
+TEST(MessagingLifecycle, SameSeedSameRun) {
+  const auto a = run_to_json(lifecycle("pvqspinlock", 7));
+  const auto b = run_to_json(lifecycle("pvqspinlock", 7));
+  EXPECT_EQ(a.at("vms").at(0).at("score").get<double>(),
+            b.at("vms").at(0).at("score").get<double>());
+  EXPECT_EQ(a.at("vms").dump(), b.at("vms").dump());
+  EXPECT_EQ(a.at("lockstat").dump(), b.at("lockstat").dump());
+  EXPECT_EQ(a.at("profile").dump(), b.at("profile").dump());
+}
+
+// lifecycle = false is the steady-state model: no new locks, no new result fields, and the
+// same run as without the key.
+TEST(MessagingLifecycle, OffIsTheSteadyStateModel) {
+  scenario::Scenario off = lifecycle();
+  testing::set_param(off, "lifecycle", false);
+  scenario::Scenario unset = lifecycle();
+  unset.vms.front().workload.params.erase("lifecycle");
+  const auto a = run_to_json(off);
+  const auto b = run_to_json(unset);
+  EXPECT_EQ(a.at("lockstat").at("machine").size(), 12u);  // 3 groups x 4 pipes
+  EXPECT_FALSE(a.at("vms").at(0).contains("forks"));
+  EXPECT_EQ(a.at("vms").dump(), b.at("vms").dump());
+  EXPECT_EQ(a.at("profile").dump(), b.at("profile").dump());
+}
+
+std::string error_of(const std::string& extra) {
+  const std::string text =
+      "[run]\nduration_ms = 2\nwarmup_ms = 1\n[machine]\nsockets = 1\ncores_per_socket = 2\n"
+      "[workload]\ntype = \"messaging\"\ngroups = 1\nsenders = 2\nreceivers = 2\n" +
+      extra;
+  try {
+    (void)run_to_json(scenario::parse_scenario(text, "m.toml", {}));
+  } catch (const scenario::ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(MessagingLifecycle, BadKeysNameFileLineAndField) {
+  EXPECT_EQ(error_of("lifecycle = 1\n"),
+            "m.toml:12:13: workload.lifecycle: expected true or false, got an integer");
+  EXPECT_EQ(error_of("lifecycle = true\nexit_anon_vma_hold_ns = -2\n"),
+            "m.toml:13:25: workload.exit_anon_vma_hold_ns: must be a finite number >= 0, got -2");
+  EXPECT_EQ(error_of("fork_ns = \"slow\"\n"),
+            "m.toml:12:11: workload.fork_ns: expected a number (ns) or a {dist = ...} table, got "
+            "a string");
+  EXPECT_EQ(error_of("reap_scan_ns = 2e6\n"),
+            "m.toml:12:16: workload.reap_scan_ns: must be between 0 and 1000000, got 2000000");
+  EXPECT_EQ(error_of("tasklist_hold = 5\n"),
+            "m.toml:12:17: workload.tasklist_hold: unknown key 'tasklist_hold' in [workload] of "
+            "type messaging; known: type, groups, senders, receivers, loops, send_compute_ns, "
+            "send_hold_ns, recv_compute_ns, recv_hold_ns, pipe_capacity, lock, lifecycle, "
+            "lifecycle_runs, fork_ns, fork_anon_vma_hold_ns, exit_ns, exit_anon_vma_hold_ns, "
+            "tasklist_hold_ns, "
+            "reap_scan_ns");
+}
+
+}  // namespace
+}  // namespace pvlock::sim
