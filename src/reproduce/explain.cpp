@@ -65,6 +65,8 @@ std::string host_and_locks_line(const nlohmann::ordered_json& run) {
       if (ple > 0) parts.push_back("PLE exits " + si(ple / secs) + "/s");
       if (hlt > 0) parts.push_back("HLT exits " + si(hlt / secs) + "/s");
     }
+    if (num(h, "halt_masked_wakes") > 0)
+      parts.push_back("masked-IRQ wakes " + si(num(h, "halt_masked_wakes") / secs) + "/s");
     if (h.contains("ple_yields") && num(h.at("ple_yields"), "done") > 0)
       parts.push_back("directed yields " + si(num(h.at("ple_yields"), "done") / secs) + "/s");
     if (h.contains("kick_yields") && num(h.at("kick_yields"), "done") > 0)

@@ -154,6 +154,10 @@ struct HostSpec {
     std::int64_t halt_poll_grow_start_ns = 10'000;
     std::int64_t halt_poll_shrink = 0;    // 0 = reset to 0
     bool preempted_on_every_put = false;  // hosts before 54aa83c90198 (2022)
+    // APICv posted interrupts (Skylake-SP and later servers): an interrupt for a vCPU outside
+    // guest mode kicks it only if it sets the descriptor's ON bit, i.e. once until the vCPU
+    // next enters the guest. false: every interrupt kicks (kvm_vcpu_kick).
+    bool apicv = true;
   } kvm;
 };
 

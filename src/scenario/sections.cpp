@@ -125,6 +125,7 @@ void read_host(Section& s, HostSpec& h) {
     k.read("halt_poll_grow_start_ns", v.halt_poll_grow_start_ns, 0, kMaxIntervalNs);
     k.read("halt_poll_shrink", v.halt_poll_shrink, 0, 1000);
     k.read("preempted_on_every_put", v.preempted_on_every_put);
+    k.read("apicv", v.apicv);
     if (v.ple_window_max_cycles < v.ple_window_cycles)
       k.fail(t->contains("ple_window_max_cycles") ? "ple_window_max_cycles" : "ple_window_cycles",
              fmt::format("ple_window_max_cycles ({}) must be >= ple_window_cycles ({})",

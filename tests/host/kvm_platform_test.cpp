@@ -164,5 +164,54 @@ TEST(KvmPlatform, PinnedVcpusNeverMigrate) {
   EXPECT_EQ(j.at("host").at("preemptions").get<std::uint64_t>(), 0u);
 }
 
+// ebizzy in 2 x 8 vCPUs on 8 pCPUs with the 2017 wait-early rule: queued waiters halt with
+// IRQs off (zone->lock is taken with spin_lock_irqsave) while madvise's TLB shootdowns send
+// them IPIs.
+const char* kEbizzyCascade = R"(
+[run]
+duration_ms = 60
+warmup_ms = 5
+seed = 3
+watchdog_ms = 0
+[machine]
+sockets = 1
+cores_per_socket = 8
+threads_per_core = 1
+[host]
+scheduler = "cfs"
+[[vm]]
+name = "vm"
+count = 2
+vcpus = 8
+[vm.guest]
+lock = "pvqspinlock"
+wait_early = "prev_halted_or_preempted"
+[vm.workload]
+type = "ebizzy"
+)";
+
+std::uint64_t host_counter(const nlohmann::ordered_json& j, const char* name) {
+  return j.at("host").at(name).get<std::uint64_t>();
+}
+
+TEST(KvmPlatform, InterruptToAnIrqsOffHaltWakesTheThreadOnlyToBlockAgain) {
+  // kvm_vcpu_kick() wakes the blocked thread although the halted guest cannot take the
+  // interrupt; with APICv only the interrupt that sets the descriptor's ON bit kicks, so at
+  // most once per blocked halt.
+  const auto j = test::run_toml(kEbizzyCascade, "masked_wake.toml", {});
+  const std::uint64_t masked = host_counter(j, "halt_masked_wakes");
+  EXPECT_GT(masked, 0u);
+  EXPECT_LE(masked, host_counter(j, "halt_blocks"));
+  // The guest never saw those wake-ups: every pv_wait still ended with a kick.
+  EXPECT_EQ(counter(j, "pv_spurious_wakeup"), 0u);
+  // Without halts (the reverted rule spins) there is nothing to wake.
+  const auto revert =
+      test::run_toml(kEbizzyCascade, "masked_wake.toml", {"vm[0].guest.wait_early=prev_halted"});
+  EXPECT_EQ(host_counter(revert, "halt_masked_wakes"), 0u);
+  // The scenario key is validated like every other.
+  EXPECT_THROW(test::run_toml(kEbizzyCascade, "masked_wake.toml", {"host.kvm.apicv=2"}),
+               std::exception);
+}
+
 }  // namespace
 }  // namespace pvlock::sim

@@ -150,7 +150,7 @@ const BrokenCase kCases[] = {
      "kick_boost, yield_bailout_undercommit, irq_boost, ple, ple_window_cycles, ple_window_grow, "
      "ple_window_max_cycles, "
      "cycles_per_ns, halt_poll_ns, halt_poll_grow, halt_poll_grow_start_ns, halt_poll_shrink, "
-     "preempted_on_every_put"},
+     "preempted_on_every_put, apicv"},
     {"kvm_ple_max_below_window",
      "[host.kvm]\nple_window_max_cycles = 10\n[[vm]]\nvcpus=1\n[vm.workload]\ntype=\"x\"\n",
      "t.toml:2:25: host.kvm.ple_window_max_cycles: ple_window_max_cycles (10) must be >= "

@@ -293,7 +293,8 @@ void KvmPlatform::leave_halt_if_woken(Vcpu& to) {
     t.pending_wake = true;
     t.exit_return = true;  // it never left its pCPU: no schedule-in
     arm_timer(to, now + round_ns(sc_.costs.host_wake_polling_ns), kWake);
-  } else if (t.halt == HaltState::blocked) {
+  } else if (t.halt == HaltState::blocked || t.halt == HaltState::checking) {
+    // (checking: the thread is already runnable; wake_vcpu() only accounts the wake-up.)
     end_halt(to, now, true);
     wake_vcpu(to);
   }
@@ -325,7 +326,29 @@ double KvmPlatform::send_ipi(Vcpu& from, Vcpu& to, double handler_ns) {
   // d73eb57b80b: a vCPU receiving an interrupt is a good directed-yield target.
   if (sc_.host->kvm.irq_boost && !sched_->running(t.thread)) t.ready = true;
   leave_halt_if_woken(to);
+  // vmx_deliver_posted_interrupt(): outside guest mode the vector waits in the descriptor
+  // and kvm_vcpu_kick() wakes a blocked thread -- with APICv only for the interrupt that
+  // sets ON. A vCPU still halted here has IRQs off: kvm_vcpu_check_block() will say "not
+  // runnable" (the interrupt is not allowed), so the wake-up only costs the host a switch.
+  if (!to.running || to.halted) {
+    const bool kicks = !sc_.host->kvm.apicv || !t.pi_on;
+    t.pi_on = true;
+    if (kicks && to.halted && t.halt == HaltState::blocked) masked_wake(to);
+  }
   return sc_.costs.ipi_send_ns;
+}
+
+void KvmPlatform::masked_wake(Vcpu& v) {
+  VcpuState& s = st(v);
+  s.halt = HaltState::checking;
+  if (measuring_) {
+    ++counters_.halt_masked_wakes;
+    ++gc(v).halt_masked_wakes;
+  }
+  // kvm_vcpu_wake_up() marks the vCPU ready under the interrupt-delivery boost.
+  if (sc_.host->kvm.irq_boost) s.ready = true;
+  if (trace::Tracer* tr = sim_->tracer()) tr->instant(v, "masked-IRQ wake", sim_->now());
+  sched_->wake(s.thread, sim_->now());
 }
 
 void KvmPlatform::deschedule(Vcpu& v, std::int64_t ns) {
@@ -440,6 +463,15 @@ void KvmPlatform::on_event(const Event& e) {
     case kWake: {
       s.pending_wake = false;
       if (!sched_->running(s.thread)) return;
+      if (s.halt == HaltState::checking) {
+        // kvm_sched_in() cleared ready; kvm_vcpu_check_block() finds nothing the halted
+        // guest can take, and the thread blocks again without entering the guest.
+        s.ready = false;
+        s.halt = HaltState::blocked;
+        sched_->block(s.thread, now);
+        return;
+      }
+      s.pi_on = false;  // guest entry syncs the posted interrupts
       if (s.exit_return) {
         // Back from a PLE exit that did not yield: the spin goes on, the window stays grown.
         s.exit_return = false;

@@ -9,7 +9,11 @@
 //     `kick_boost` (seed 001, 266e85a5ec9) then yields to the target if it is ready.
 //   - IPIs: an exit on the sender; delivered when the target runs (posted interrupt), a
 //     blocked target is woken; `irq_boost` (d73eb57b80b) marks vCPUs that are woken or
-//     receive interrupts "ready" for directed yield.
+//     receive interrupts "ready" for directed yield. A target halted with IRQs off (pv_wait
+//     under spin_lock_irqsave) cannot take the interrupt, but kvm_vcpu_kick still wakes its
+//     blocked thread, which re-checks and blocks again: a host switch in and out, and
+//     whoever ran on that pCPU is preempted. With APICv only the interrupt that sets the
+//     posted-interrupt descriptor's ON bit kicks; guest entry clears it.
 //   - PLE: a guest PAUSE loop longer than ple_window exits and runs kvm_vcpu_on_spin, a
 //     round-robin directed yield to another ready vCPU of the same VM; the window grows x2
 //     per exit and resets at schedule-in.
@@ -38,6 +42,9 @@ struct HostCounters {
   std::uint64_t exits_ple = 0;
   std::uint64_t halt_polls_ok = 0;  // woken while polling
   std::uint64_t halt_blocks = 0;    // gave up the pCPU
+  // A blocked vCPU woken by an interrupt it cannot take (halted with IRQs off): the thread
+  // runs only to find kvm_vcpu_check_block() still false and blocks again.
+  std::uint64_t halt_masked_wakes = 0;
   std::uint64_t kicks = 0;
   std::uint64_t kick_yields_tried = 0;
   std::uint64_t kick_yields = 0;
@@ -73,7 +80,9 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   const host::HostScheduler& scheduler() const { return *sched_; }
 
  private:
-  enum class HaltState : std::uint8_t { none, polling, blocked };
+  // checking: a blocked vCPU's thread woken by an interrupt the halted guest cannot take
+  // (IF=0); it runs kvm_vcpu_block()'s check and blocks again.
+  enum class HaltState : std::uint8_t { none, polling, blocked, checking };
   enum Timer : std::uint8_t {
     kTick = 1,
     kBalance,
@@ -97,7 +106,8 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
     bool spinning = false;
     bool in_spin_loop = false;  // had a PLE exit in this spin (candidate, alternately)
     bool dy_eligible = false;
-    std::int64_t ple_window = 0;       // cycles
+    bool pi_on = false;           // posted-interrupt descriptor ON: a posted vector not yet synced
+    std::int64_t ple_window = 0;  // cycles
     std::int64_t runnable_since = -1;  // for steal accounting
   };
 
@@ -108,6 +118,7 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   void end_halt(Vcpu& v, std::int64_t now, bool valid_wakeup);
   void wake_vcpu(Vcpu& v);
   void leave_halt_if_woken(Vcpu& to);
+  void masked_wake(Vcpu& v);
   void schedule_ple(Vcpu& v);
   void kvm_vcpu_on_spin(Vcpu& me);
   host::YieldResult directed_yield(Vcpu& from, Vcpu& to, std::uint64_t& tried, std::uint64_t& done);
