@@ -39,8 +39,9 @@ class Platform {
   virtual void spin_end(Vcpu&) {}
   // Start of the measured window: host counters restart.
   virtual void measure_start() {}
-  // The guest left HLT on its own account (a timer interrupt, a spurious wake-up) rather
-  // than through kick/send_ipi: a blocked vCPU thread must be woken. Bare metal: nothing.
+  // The local APIC timer fired for a halted vCPU (Guest::tick). If the guest left HLT (IRQs
+  // on) a blocked vCPU thread must be woken; if it could not (IRQs off), KVM still kicks the
+  // thread (kvm_set_pending_timer), which re-checks and blocks again. Bare metal: nothing.
   virtual void halt_ended(Vcpu&) {}
   // Fault injection (adversarial host): take the vCPU off its physical CPU now, leaving it
   // runnable. With ns == 0 a sched_yield() of its thread (the host runs something else if it

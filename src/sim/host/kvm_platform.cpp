@@ -338,6 +338,13 @@ double KvmPlatform::send_ipi(Vcpu& from, Vcpu& to, double handler_ns) {
   return sc_.costs.ipi_send_ns;
 }
 
+void KvmPlatform::halt_ended(Vcpu& v) {
+  leave_halt_if_woken(v);
+  // apic_timer_expired() -> kvm_set_pending_timer() kicks the vCPU whether or not the halted
+  // guest can take the interrupt; the pending timer is injected and the check fails again.
+  if (v.halted && st(v).halt == HaltState::blocked) masked_wake(v);
+}
+
 void KvmPlatform::masked_wake(Vcpu& v) {
   VcpuState& s = st(v);
   s.halt = HaltState::checking;

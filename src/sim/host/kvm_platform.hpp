@@ -13,7 +13,8 @@
 //     under spin_lock_irqsave) cannot take the interrupt, but kvm_vcpu_kick still wakes its
 //     blocked thread, which re-checks and blocks again: a host switch in and out, and
 //     whoever ran on that pCPU is preempted. With APICv only the interrupt that sets the
-//     posted-interrupt descriptor's ON bit kicks; guest entry clears it.
+//     posted-interrupt descriptor's ON bit kicks; guest entry clears it. The guest's timer
+//     tick kicks such a vCPU too (kvm_set_pending_timer), every tick.
 //   - PLE: a guest PAUSE loop longer than ple_window exits and runs kvm_vcpu_on_spin, a
 //     round-robin directed yield to another ready vCPU of the same VM; the window grows x2
 //     per exit and resets at schedule-in.
@@ -71,7 +72,7 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   void spin_begin(Vcpu& v) override;
   void spin_end(Vcpu& v) override;
   void measure_start() override;
-  void halt_ended(Vcpu& v) override { leave_halt_if_woken(v); }
+  void halt_ended(Vcpu& v) override;
   void deschedule(Vcpu& v, std::int64_t ns) override;
 
   const HostCounters& counters() const { return counters_; }
