@@ -332,18 +332,26 @@ class Messaging final : public Workload {
     }
   }
 
+  // What fork and exit share: `work` outside the locks, the root anon_vma for write for
+  // `anon_hold`, then tasklist_lock for write with IRQs off, held for its critical section's
+  // time and left held for the caller's list update (it unlocks and enables IRQs).
+  void work_anon_vma_then_tasklist(const scenario::Dist& work, const scenario::Dist& anon_hold) {
+    api::compute(api::sample(work));
+    anon_vma_write(anon_hold);
+    api::irq_disable();
+    tasklist_lock();
+    api::compute(api::sample(p_.tasklist_hold));
+  }
+
   // do_exit() of a child.
   void exit_child(Child& ch) {
     Lifecycle& l = *life_;
     api::set_symbol(sim::Sym::kernel);
-    api::compute(api::sample(p_.exit_work));  // the rest of do_exit(), outside these locks
-    // exit_mm() -> exit_mmap() -> free_pgtables() -> unlink_anon_vmas().
-    anon_vma_write(p_.exit_anon_vma_hold);
-    // exit_notify(): under write_lock_irq(&tasklist_lock) become a zombie and wake the
-    // parent sleeping in wait() (do_notify_parent).
-    api::irq_disable();
-    tasklist_lock();
-    api::compute(api::sample(p_.tasklist_hold));
+    // The rest of do_exit() outside these locks; exit_mm() -> exit_mmap() ->
+    // free_pgtables() -> unlink_anon_vmas(); then exit_notify(): under
+    // write_lock_irq(&tasklist_lock) become a zombie and wake the parent sleeping in wait()
+    // (do_notify_parent).
+    work_anon_vma_then_tasklist(p_.exit_work, p_.exit_anon_vma_hold);
     ch.running = false;
     ch.zombie = true;
     sim::Task* parent = l.parent_waiting ? l.parent : nullptr;
@@ -361,13 +369,10 @@ class Messaging final : public Workload {
   void fork_child(int c, int loops) {
     Lifecycle& l = *life_;
     Child& ch = children_[static_cast<std::size_t>(c)];
-    api::compute(api::sample(p_.fork_work));  // dup task_struct, mm, files: outside these locks
-    // dup_mmap() -> anon_vma_fork(): the child's anon_vmas join the parent's tree.
-    anon_vma_write(p_.fork_anon_vma_hold);
-    // copy_process(): link the child into the parent's children under write_lock_irq.
-    api::irq_disable();
-    tasklist_lock();
-    api::compute(api::sample(p_.tasklist_hold));
+    // Dup task_struct, mm, files outside these locks; dup_mmap() -> anon_vma_fork(): the
+    // child's anon_vmas join the parent's tree; copy_process(): link the child into the
+    // parent's children under write_lock_irq(&tasklist_lock).
+    work_anon_vma_then_tasklist(p_.fork_work, p_.fork_anon_vma_hold);
     ch.loops = loops;
     ch.zombie = false;
     ch.next = -1;

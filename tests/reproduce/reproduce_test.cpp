@@ -100,20 +100,25 @@ TEST(Experiment, LoadsCellsEffectsAndRanges) {
   ASSERT_EQ(ex.effects.size(), 1u);
 }
 
-TEST(Experiment, ErrorsNameFileLineAndKey) {
+// Loading experiment folder e/ with `text` fails with an error naming the file and `want`.
+void expect_load_error(const std::string& text, const std::string& want) {
   TempDir d;
-  std::string bad = kGood;
-  bad.replace(bad.find("denominator = \"a\""), 17, "denominator = \"zz\"");
-  d.write("e/experiment.toml", bad);
+  d.write("e/experiment.toml", text);
   d.write("e/s.toml", "");
   try {
     load_experiments(d.path.string());
-    FAIL() << "expected an error";
+    ADD_FAILURE() << "expected an error: " << want;
   } catch (const ExperimentError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("experiment.toml:"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("effect[0].denominator: no cell named 'zz'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(want), std::string::npos) << msg;
   }
+}
+
+TEST(Experiment, ErrorsNameFileLineAndKey) {
+  std::string bad = kGood;
+  bad.replace(bad.find("denominator = \"a\""), 17, "denominator = \"zz\"");
+  expect_load_error(bad, "effect[0].denominator: no cell named 'zz'");
 }
 
 TEST(Experiment, UnknownKeyAndMissingScenarioAreErrors) {
@@ -292,21 +297,9 @@ TEST(Metric, CounterShareIsPercentOfTheDenominatorEvent) {
 }
 
 TEST(Experiment, BadMetricNamesTheCellAndKey) {
-  TempDir d;
   std::string text = kGood;
   text.replace(text.find("published = 100"), 0, "metric = \"counter_share:nope/pv_wait_early\"\n");
-  d.write("e/experiment.toml", text);
-  d.write("e/s.toml", "");
-  try {
-    load_experiments(d.path.string());
-    FAIL() << "expected an error";
-  } catch (const ExperimentError& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("experiment.toml:"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("cell[0].metric: counter_share: unknown lock event 'nope'"),
-              std::string::npos)
-        << msg;
-  }
+  expect_load_error(text, "cell[0].metric: counter_share: unknown lock event 'nope'");
 }
 
 TEST(Reproduce, CellsOfTheSameConfigurationShareOneRun) {
