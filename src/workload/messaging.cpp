@@ -375,13 +375,7 @@ class Messaging final : public Workload {
     work_anon_vma_then_tasklist(p_.fork_work, p_.fork_anon_vma_hold);
     ch.loops = loops;
     ch.zombie = false;
-    ch.next = -1;
-    ch.prev = l.tail;
-    if (l.tail >= 0)
-      children_[static_cast<std::size_t>(l.tail)].next = c;
-    else
-      l.head = c;
-    l.tail = c;
+    link_child(c);
     tasklist_unlock();
     api::irq_enable();
     ++l.live[static_cast<std::size_t>(ch.group)];
@@ -488,13 +482,22 @@ class Messaging final : public Workload {
     Child& ch = children_[static_cast<std::size_t>(c)];
     ch.loops = loops;
     ch.running = true;
+    link_child(c);
+    ++l.live[static_cast<std::size_t>(ch.group)];
+  }
+
+  // Appends child slot c to the parent's children list (fork order); the caller holds
+  // tasklist_lock, or the run has not started.
+  void link_child(int c) {
+    Lifecycle& l = *life_;
+    Child& ch = children_[static_cast<std::size_t>(c)];
+    ch.next = -1;
     ch.prev = l.tail;
     if (l.tail >= 0)
       children_[static_cast<std::size_t>(l.tail)].next = c;
     else
       l.head = c;
     l.tail = c;
-    ++l.live[static_cast<std::size_t>(ch.group)];
   }
 
   MessagingParams p_;
