@@ -53,6 +53,25 @@ std::string profile_line(const nlohmann::ordered_json& run) {
   return out;
 }
 
+// Where the host put woken vCPUs, and for those that had to wait, how long and what ended
+// the wait (the host half of the kick-to-run latency).
+std::string wakeups_part(const nlohmann::ordered_json& w, double secs) {
+  const double idle = num(w, "onto_idle"), pre = num(w, "preempting"), queued = num(w, "queued");
+  const double all = idle + pre + queued;
+  if (all <= 0) return {};
+  std::string out = fmt::format(
+      "vCPU wake-ups {}/s: {:.0f}% onto an idle pCPU, {:.0f}% preempting, {:.0f}% queued",
+      si(all / secs), 100 * idle / all, 100 * pre / all, 100 * queued / all);
+  const double ran = num(w, "queued_ran");
+  if (ran > 0 && w.contains("queued_ended_by")) {
+    const auto& by = w.at("queued_ended_by");
+    out += fmt::format(" (wait {:.1f} us; ended by a yield {:.0f}%, block {:.0f}%, tick {:.0f}%)",
+                       num(w, "queued_wait_ns") / ran / 1e3, 100 * num(by, "yield") / ran,
+                       100 * num(by, "block") / ran, 100 * num(by, "tick") / ran);
+  }
+  return out;
+}
+
 std::string host_and_locks_line(const nlohmann::ordered_json& run) {
   const double secs = num(run, "measured_ns") / 1e9;
   if (secs <= 0) return {};
@@ -71,6 +90,8 @@ std::string host_and_locks_line(const nlohmann::ordered_json& run) {
       parts.push_back("directed yields " + si(num(h.at("ple_yields"), "done") / secs) + "/s");
     if (h.contains("kick_yields") && num(h.at("kick_yields"), "done") > 0)
       parts.push_back("kick yields " + si(num(h.at("kick_yields"), "done") / secs) + "/s");
+    if (h.contains("wakeups"))
+      if (std::string w = wakeups_part(h.at("wakeups"), secs); !w.empty()) parts.push_back(w);
     if (num(h, "lock_holder_preemptions") > 0)
       parts.push_back("lock-holder preemptions " + si(num(h, "lock_holder_preemptions") / secs) +
                       "/s");

@@ -115,6 +115,15 @@ nlohmann::ordered_json host_json(const HostCounters& c, const Simulation& sim, i
   h["preemptions"] = c.preemptions;
   h["lock_holder_preemptions"] = c.lock_holder_preemptions;
   h["lock_waiter_preemptions"] = c.lock_waiter_preemptions;
+  h["wakeups"] = {{"onto_idle", c.wakes_onto_idle},
+                  {"preempting", c.wakes_preempting},
+                  {"queued", c.wakes_queued},
+                  {"queued_wait_ns", c.wake_queued_wait_ns},
+                  {"queued_ran", c.wake_waits_ended},
+                  {"queued_ended_by",
+                   {{"yield", c.wake_waits_ended_by_yield},
+                    {"block", c.wake_waits_ended_by_block},
+                    {"tick", c.wake_waits_ended_by_tick}}}};
   h["steal_ns"] = c.steal_ns;
   const double window = static_cast<double>(sim.end_time() - sim.measure_start());
   // Mean over the vCPUs: the share of the window a vCPU spent runnable but not running.

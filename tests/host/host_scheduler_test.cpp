@@ -127,6 +127,49 @@ TEST(HostScheduler, LongSleeperPreemptsOnWake) {
   EXPECT_TRUE(rec.switches.back().prev_runnable);  // `other` was preempted, not blocked
 }
 
+TEST(HostScheduler, WakeSaysWhereTheThreadWentAndScheduleSaysWhy) {
+  struct CauseRecorder : HostScheduler::Listener {
+    const HostScheduler* s = nullptr;
+    std::vector<HostScheduler::Cause> causes;
+    void on_switch(int, ThreadId, ThreadId, bool, std::int64_t) override {
+      causes.push_back(s->cause());
+    }
+  };
+  using WO = HostScheduler::WakeOutcome;
+  using Cause = HostScheduler::Cause;
+  scenario::HostSpec spec;
+  CauseRecorder rec;
+  HostScheduler s(spec, topo(2), rec);
+  rec.s = &s;
+  const ThreadId a = s.add_thread(0, true);
+  const ThreadId b = s.add_thread(0, true);
+  const ThreadId c = s.add_sleeping_thread(1, true);
+  std::int64_t now = 0;
+  s.start(now);
+  EXPECT_EQ(rec.causes.back(), Cause::start);
+  EXPECT_EQ(s.wake(c, now), WO::onto_idle);  // pCPU 1 is idle
+  EXPECT_EQ(rec.causes.back(), Cause::wake);
+  EXPECT_EQ(s.wake(c, now), WO::not_blocked);
+  // On pCPU 0: block the runner, let the other run 1 ms, wake: below the granularity.
+  const ThreadId first = s.current(0);
+  const ThreadId second = first == a ? b : a;
+  s.block(first, now);
+  EXPECT_EQ(rec.causes.back(), Cause::block);
+  now += 1'000'000;
+  s.tick(0, now);
+  EXPECT_EQ(s.wake(first, now), WO::queued);
+  EXPECT_EQ(s.current(0), second);
+  s.yield(second, now);  // its yield is what lets the woken thread run
+  EXPECT_EQ(s.current(0), first);
+  EXPECT_EQ(rec.causes.back(), Cause::yield);
+  // A long sleep earns the full sleeper credit: the wake-up preempts.
+  s.block(first, now);
+  now += 100'000'000;
+  for (std::int64_t t = now - 100'000'000; t <= now; t += spec.tick_ns) s.tick(0, t);
+  EXPECT_EQ(s.wake(first, now), WO::preempts);
+  EXPECT_EQ(s.current(0), first);
+}
+
 TEST(HostScheduler, ShortSleeperDoesNotPreempt) {
   scenario::HostSpec spec;
   Recorder rec;

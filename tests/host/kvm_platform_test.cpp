@@ -103,6 +103,34 @@ TEST(KvmPlatform, PvLockHaltsAndKicks) {
   EXPECT_GT(h.at("halt_blocks").get<std::uint64_t>(), 0u);
 }
 
+TEST(KvmPlatform, WokenVcpusAreCountedByWhereTheHostPutThem) {
+  // Over-committed, halting guests: every wake-up of a blocked vCPU lands in exactly one
+  // class, and only queued ones wait; their waits end by a yield, a block or the tick (or
+  // balancing, not counted separately), never more often than they were queued.
+  const auto j = run({"vm[0].vcpus=16", "vm[0].guest.spin_threshold=64"});
+  const auto& w = j.at("host").at("wakeups");
+  const auto n = [&](const char* k) { return w.at(k).get<std::uint64_t>(); };
+  EXPECT_GT(n("onto_idle") + n("preempting") + n("queued"), 0u);
+  EXPECT_GT(n("queued"), 0u);
+  EXPECT_LE(n("queued_ran"), n("queued") + 16 * 2);  // + waits begun before the window
+  const auto& by = w.at("queued_ended_by");
+  EXPECT_LE(by.at("yield").get<std::uint64_t>() + by.at("block").get<std::uint64_t>() +
+                by.at("tick").get<std::uint64_t>(),
+            n("queued_ran"));
+  if (n("queued_ran") > 0) {
+    EXPECT_GT(w.at("queued_wait_ns").get<std::int64_t>(), 0);
+  }
+  // Per-VM counters add up to the host's.
+  std::uint64_t queued = 0;
+  for (const auto& vm : j.at("vms"))
+    queued += vm.at("host").at("wakeups").at("queued").get<std::uint64_t>();
+  EXPECT_EQ(queued, n("queued"));
+  // Without over-commit nobody queues behind another vCPU.
+  const auto alone =
+      run({"vm[0].count=1", "vm[0].guest.spin_threshold=64", "host.housekeeping_ns=0"});
+  EXPECT_EQ(alone.at("host").at("wakeups").at("queued").get<std::uint64_t>(), 0u);
+}
+
 TEST(KvmPlatform, HaltPollingOnlyWhenEnabledAndAlone) {
   // One VM on its own pCPUs: halting vCPUs poll and the kick catches them polling.
   const auto polled = run({"vm[0].count=1", "vm[0].guest.spin_threshold=64"});

@@ -362,6 +362,27 @@ TEST(Explain, SummarisesProfileHostAndSlowPathPerSecond) {
   EXPECT_EQ(explain_run(nlohmann::ordered_json::object()), "");
 }
 
+TEST(Explain, SaysWhereWokenVcpusWentAndWhatEndedTheirWait) {
+  nlohmann::ordered_json run;
+  run["measured_ns"] = 100000000;  // 0.1 s
+  run["host"] = {{"steal_pct", 10.0},
+                 {"wakeups",
+                  {{"onto_idle", 100},
+                   {"preempting", 300},
+                   {"queued", 600},
+                   {"queued_wait_ns", 150000000},  // 500 waits of 300 us
+                   {"queued_ran", 500},
+                   {"queued_ended_by", {{"yield", 400}, {"block", 50}, {"tick", 25}}}}}};
+  const std::string e = explain_run(run);
+  EXPECT_NE(e.find("vCPU wake-ups 10.0k/s: 10% onto an idle pCPU, 30% preempting, 60% queued "
+                   "(wait 300.0 us; ended by a yield 80%, block 10%, tick 5%)"),
+            std::string::npos)
+      << e;
+  // No wake-ups: no part, and no empty separator either.
+  run["host"]["wakeups"] = {{"onto_idle", 0}, {"preempting", 0}, {"queued", 0}};
+  EXPECT_EQ(explain_run(run), "steal 10%");
+}
+
 TEST(Reproduce, ExplainKeepsTheFirstSeedsMechanismsPerCell) {
   TempDir d;
   std::string text = kGood;

@@ -38,6 +38,7 @@ ThreadId HostScheduler::add_sleeping_thread(int home_pcpu, bool pinned) {
 }
 
 void HostScheduler::start(std::int64_t now, std::uint64_t phase_seed) {
+  cause_ = Cause::start;
   // Every run queue may later hold every thread: reserve once, never allocate again.
   for (RunQueue& q : rqs_) q.queued.reserve(threads_.size());
   std::uint64_t state = phase_seed;
@@ -248,18 +249,23 @@ void HostScheduler::migrate(ThreadId t, int from, int to) {
   ++migrations_;
 }
 
-void HostScheduler::wake(ThreadId t, std::int64_t now) {
+HostScheduler::WakeOutcome HostScheduler::wake(ThreadId t, std::int64_t now) {
+  cause_ = Cause::wake;
   Thread& th = threads_[idx(t)];
-  if (th.state != State::blocked) return;
+  if (th.state != State::blocked) return WakeOutcome::not_blocked;
   const int target = select_pcpu_on_wake(th);
   if (target != th.pcpu) migrate(t, th.pcpu, target);
   update_curr(target, now);
   place_on_wake(th, rq(target));
+  const bool idle = rq(target).curr == kIdle;
   enqueue(target, t);
-  if (should_preempt_on_wake(rq(target), t)) schedule(target, now);
+  if (!should_preempt_on_wake(rq(target), t)) return WakeOutcome::queued;
+  schedule(target, now);
+  return idle ? WakeOutcome::onto_idle : WakeOutcome::preempts;
 }
 
 void HostScheduler::block(ThreadId t, std::int64_t now) {
+  cause_ = Cause::block;
   Thread& th = threads_[idx(t)];
   if (th.state != State::running) return;
   update_curr(th.pcpu, now);
@@ -268,6 +274,7 @@ void HostScheduler::block(ThreadId t, std::int64_t now) {
 }
 
 void HostScheduler::tick(int pcpu, std::int64_t now) {
+  cause_ = Cause::tick;
   RunQueue& q = rq(pcpu);
   if (q.curr == kIdle) {
     if (pull_one(pcpu, now)) schedule(pcpu, now);
@@ -300,6 +307,7 @@ void HostScheduler::tick(int pcpu, std::int64_t now) {
 }
 
 void HostScheduler::yield(ThreadId t, std::int64_t now) {
+  cause_ = Cause::yield;
   Thread& th = threads_[idx(t)];
   if (th.state != State::running) return;
   update_curr(th.pcpu, now);
@@ -311,6 +319,7 @@ void HostScheduler::yield(ThreadId t, std::int64_t now) {
 }
 
 bool HostScheduler::yield_to(ThreadId from, ThreadId to, std::int64_t now) {
+  cause_ = Cause::yield;
   Thread& target = threads_[idx(to)];
   if (target.state != State::queued || threads_[idx(from)].state != State::running) return false;
   const int from_pcpu = threads_[idx(from)].pcpu;
@@ -357,6 +366,7 @@ bool HostScheduler::pull_one(int pcpu, std::int64_t now) {
 }
 
 void HostScheduler::balance(std::int64_t now) {
+  cause_ = Cause::balance;
   for (int p = 0; p < topo_.pcpus; ++p)
     if (rq(p).curr == kIdle && pull_one(p, now)) schedule(p, now);
   // Even out run-queue lengths that differ by two or more (load_balance()).

@@ -27,6 +27,17 @@ inline constexpr ThreadId kIdle = -1;
 
 class HostScheduler {
  public:
+  // What a wake() did with the woken thread (the host side of a vCPU's kick-to-run latency).
+  enum class WakeOutcome : std::uint8_t {
+    not_blocked,  // it was already runnable: nothing to do
+    onto_idle,    // placed on an idle pCPU, runs at once
+    preempts,     // check_preempt_wakeup(): it preempts the running thread at once
+    queued,       // it waits in a run queue for that pCPU's next schedule()
+  };
+  // Why a pCPU is rescheduling: the entry point that called schedule(). Valid during a
+  // Listener::on_switch() callback.
+  enum class Cause : std::uint8_t { start, wake, block, tick, yield, balance };
+
   struct Listener {
     virtual ~Listener() = default;
     // pCPU `pcpu` stops running `prev` (kIdle if it was idle) and runs `next` (kIdle = idle).
@@ -55,7 +66,7 @@ class HostScheduler {
   void start(std::int64_t now, std::uint64_t phase_seed = 0);
 
   // A blocked thread becomes runnable (a halted vCPU is kicked or gets an interrupt).
-  void wake(ThreadId t, std::int64_t now);
+  WakeOutcome wake(ThreadId t, std::int64_t now);
   // The running thread blocks (HLT with nothing to poll): its pCPU switches away.
   void block(ThreadId t, std::int64_t now);
   // The scheduler tick on `pcpu` (HZ): slice expiry.
@@ -85,6 +96,8 @@ class HostScheduler {
   int pcpus() const { return topo_.pcpus; }
   std::uint64_t switches() const { return switches_; }
   std::uint64_t migrations() const { return migrations_; }
+  // The entry point behind the schedule() now running (see Cause).
+  Cause cause() const { return cause_; }
 
  private:
   enum class State : std::uint8_t { running, queued, blocked };
@@ -135,6 +148,7 @@ class HostScheduler {
   std::vector<RunQueue> rqs_;
   std::uint64_t switches_ = 0;
   std::uint64_t migrations_ = 0;
+  Cause cause_ = Cause::start;
 };
 
 }  // namespace pvlock::sim::host

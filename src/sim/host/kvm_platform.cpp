@@ -89,6 +89,18 @@ void KvmPlatform::attach(Simulation& sim) {
 
 bool KvmPlatform::pv_unhalt(const Guest&) const { return sc_.host->kvm.pv_unhalt; }
 
+void KvmPlatform::count_wake_wait(const Vcpu& v, std::int64_t waited) {
+  using Cause = host::HostScheduler::Cause;
+  const Cause why = sched_->cause();
+  for (HostCounters* c : {&counters_, &gc(v)}) {
+    c->wake_queued_wait_ns += waited;
+    ++c->wake_waits_ended;
+    if (why == Cause::yield) ++c->wake_waits_ended_by_yield;
+    if (why == Cause::block) ++c->wake_waits_ended_by_block;
+    if (why == Cause::tick) ++c->wake_waits_ended_by_tick;
+  }
+}
+
 void KvmPlatform::measure_start() {
   counters_ = HostCounters{};
   for (HostCounters& c : per_guest_) c = HostCounters{};
@@ -197,6 +209,10 @@ void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, 
   if (Vcpu* v = vcpu_of(next)) {
     VcpuState& s = st(*v);
     v->pcpu = pcpu;
+    if (s.queued_since >= 0) {
+      if (measuring_) count_wake_wait(*v, now - s.queued_since);
+      s.queued_since = -1;
+    }
     // Switching to a vCPU costs the host context switch and VM entry; waking one on an idle
     // pCPU costs the idle exit and wake-up path (costs.md §6).
     const double latency =
@@ -216,7 +232,16 @@ void KvmPlatform::wake_vcpu(Vcpu& v) {
   if (sc_.host->kvm.irq_boost) s.ready = true;
   s.runnable_since = now;
   if (trace::Tracer* tr = sim_->tracer()) tr->vcpu_off_reason(v, trace::OffReason::woken, now);
-  sched_->wake(s.thread, now);
+  const host::HostScheduler::WakeOutcome outcome = sched_->wake(s.thread, now);
+  using WO = host::HostScheduler::WakeOutcome;
+  if (outcome == WO::queued) s.queued_since = now;
+  if (measuring_ && outcome != WO::not_blocked) {
+    std::uint64_t HostCounters::*field = outcome == WO::onto_idle  ? &HostCounters::wakes_onto_idle
+                                         : outcome == WO::preempts ? &HostCounters::wakes_preempting
+                                                                   : &HostCounters::wakes_queued;
+    ++(counters_.*field);
+    ++(gc(v).*field);
+  }
   // A vCPU of another thread still halt-polling on that pCPU stops polling now
   // (kvm_vcpu_halt polls only while single_task_running()).
   const int p = sched_->pcpu_of(s.thread);

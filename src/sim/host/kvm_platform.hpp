@@ -54,7 +54,19 @@ struct HostCounters {
   std::uint64_t preemptions = 0;              // involuntary deschedules of a vCPU
   std::uint64_t lock_holder_preemptions = 0;  // ... while it held a spinlock
   std::uint64_t lock_waiter_preemptions = 0;  // ... while it waited for one
-  std::int64_t steal_ns = 0;                  // runnable but not running (measured window)
+  // What the host scheduler did with each woken vCPU (kick, interrupt, timer): placed on an
+  // idle pCPU, preempting the running thread at once, or queued. A queued vCPU's wait ends
+  // at its pCPU's next schedule(), caused by a yield there (PLE or kick-time directed yield,
+  // sched_yield), a block (HLT), the tick (slice over) or balancing.
+  std::uint64_t wakes_onto_idle = 0;
+  std::uint64_t wakes_preempting = 0;
+  std::uint64_t wakes_queued = 0;
+  std::int64_t wake_queued_wait_ns = 0;  // summed over queued wakes that ran in the window
+  std::uint64_t wake_waits_ended = 0;    // ... their count
+  std::uint64_t wake_waits_ended_by_yield = 0;
+  std::uint64_t wake_waits_ended_by_block = 0;
+  std::uint64_t wake_waits_ended_by_tick = 0;
+  std::int64_t steal_ns = 0;  // runnable but not running (measured window)
   std::int64_t run_ns = 0;
 };
 
@@ -110,6 +122,7 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
     bool pi_on = false;           // posted-interrupt descriptor ON: a posted vector not yet synced
     std::int64_t ple_window = 0;  // cycles
     std::int64_t runnable_since = -1;  // for steal accounting
+    std::int64_t queued_since = -1;    // woken but queued behind another thread
   };
 
   void on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, bool prev_runnable,
@@ -118,6 +131,8 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   VcpuState& st(const Vcpu& v);
   void end_halt(Vcpu& v, std::int64_t now, bool valid_wakeup);
   void wake_vcpu(Vcpu& v);
+  // A woken vCPU that waited in a run queue got its pCPU after `waited` ns.
+  void count_wake_wait(const Vcpu& v, std::int64_t waited);
   void leave_halt_if_woken(Vcpu& to);
   void masked_wake(Vcpu& v);
   void schedule_ple(Vcpu& v);
