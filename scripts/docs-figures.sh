@@ -47,8 +47,9 @@ for v in true false; do
     --set vm[0].guest.virt_spin_lock=$v --set run.duration_ms=4 --set run.warmup_ms=1 \
     --json > "$data/seed002-virt_spin_lock-$v.json"
   # 8000 pipe mutexes at -g 400: keep the non-pipe locks and the ten busiest pipes.
+  # (seed003 has no quick window: its scenario's 200 ms, as in reproduce --quick.)
   "$pv" run experiments/seed003/messaging.toml --set vm[0].guest.break_on_prev_preempted=$v \
-    --set run.duration_ms=40 --set run.warmup_ms=5 --json | python3 -c '
+    --json | python3 -c '
 import json, sys
 run = json.load(sys.stdin)
 for vm, rows in run["lockstat"].items():
