@@ -57,7 +57,8 @@ struct HostCounters {
   // What the host scheduler did with each woken vCPU (kick, interrupt, timer): placed on an
   // idle pCPU, preempting the running thread at once, or queued. A queued vCPU's wait ends
   // at its pCPU's next schedule(), caused by a yield there (PLE or kick-time directed yield,
-  // sched_yield), a block (HLT), the tick (slice over) or balancing.
+  // sched_yield), a block (HLT), the tick (slice over, or an idle pCPU pulling it) or
+  // balancing.
   std::uint64_t wakes_onto_idle = 0;
   std::uint64_t wakes_preempting = 0;
   std::uint64_t wakes_queued = 0;
