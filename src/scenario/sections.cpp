@@ -172,6 +172,8 @@ void read_guest(Section& s, GuestSpec& g) {
   s.read("realtime_hint", g.realtime_hint);
   s.read("tick_ns", g.tick_ns, kMinTickNs, kMaxIntervalNs);
   s.read("sched_slice_ns", g.sched_slice_ns, kMinTickNs, kMaxIntervalNs);
+  s.read_enum("preempt", g.preempt,
+              {{"full", GuestSpec::Preempt::full}, {"none", GuestSpec::Preempt::none}});
   s.finish();
 }
 

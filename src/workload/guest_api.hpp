@@ -23,6 +23,10 @@ inline void compute(std::int64_t ns) {
 }
 inline void irq_disable() { guest().irq_disable(self()); }
 inline void irq_enable() { guest().irq_enable(self()); }
+// Enter the kernel (a system call, fault, fork or exit) and return to user mode: the
+// guest's preempt = "none" defers the tick's reschedule to the return.
+inline void kernel_enter() { guest().kernel_enter(self()); }
+inline void kernel_exit() { guest().kernel_exit(self()); }
 inline bool measuring() { return guest().sim().measuring(); }
 inline std::int64_t now() { return guest().sim().now(); }
 // An IPI to vCPU `cpu` of this guest (a handler of handler_ns runs there when it can take

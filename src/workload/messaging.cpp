@@ -227,6 +227,7 @@ class Messaging final : public Workload {
   void send_round(int grp) {
     for (int r = 0; r < p_.receivers; ++r) {
       Pipe& pipe = *pipes_[static_cast<std::size_t>(grp * p_.receivers + r)];
+      api::kernel_enter();  // write(2)
       api::compute(api::sample(p_.send_compute));  // syscall entry, copy from user
       for (;;) {
         lock(pipe);
@@ -243,6 +244,7 @@ class Messaging final : public Workload {
       pipe.waiting_reader = nullptr;
       unlock(pipe);
       if (reader != nullptr) Env::wake(reader);
+      api::kernel_exit();
       api::progress();  // one message sent (a timestamp store, no simulated time)
     }
   }
@@ -280,7 +282,16 @@ class Messaging final : public Workload {
   }
 
   void receiver(int index) {
-    for (;;) (void)receive_one(index);
+    for (;;) read_message(index);
+  }
+
+  // One read(2): pipe_read() sleeps on an empty pipe and reads again when woken, all
+  // inside the system call.
+  void read_message(int index) {
+    api::kernel_enter();
+    while (!receive_one(index)) {
+    }
+    api::kernel_exit();
   }
 
   // ---- Process lifecycle ------------------------------------------------------------------
@@ -320,11 +331,11 @@ class Messaging final : public Workload {
         Env::block();
       }
       api::set_symbol(sim::Sym::workload);
+      api::kernel_exit();  // ret_from_fork (a preforked child starts in user mode too)
       if (ch.pipe >= 0) {
         // A receiver reads what its group's senders write: senders x loops messages.
         const long long want = static_cast<long long>(p_.senders) * ch.loops;
-        for (long long got = 0; got < want;)
-          if (receive_one(ch.pipe)) ++got;
+        for (long long got = 0; got < want; ++got) read_message(ch.pipe);
       } else {
         for (int i = 0; i < ch.loops; ++i) send_round(ch.group);
       }
@@ -346,6 +357,7 @@ class Messaging final : public Workload {
   // do_exit() of a child.
   void exit_child(Child& ch) {
     Lifecycle& l = *life_;
+    api::kernel_enter();  // exit(2); do_exit() never returns to user mode
     api::set_symbol(sim::Sym::kernel);
     // The rest of do_exit() outside these locks; exit_mm() -> exit_mmap() ->
     // free_pgtables() -> unlink_anon_vmas(); then exit_notify(): under
@@ -372,6 +384,7 @@ class Messaging final : public Workload {
     // Dup task_struct, mm, files outside these locks; dup_mmap() -> anon_vma_fork(): the
     // child's anon_vmas join the parent's tree; copy_process(): link the child into the
     // parent's children under write_lock_irq(&tasklist_lock).
+    api::kernel_enter();  // fork(2)
     work_anon_vma_then_tasklist(p_.fork_work, p_.fork_anon_vma_hold);
     ch.loops = loops;
     ch.zombie = false;
@@ -380,6 +393,7 @@ class Messaging final : public Workload {
     api::irq_enable();
     ++l.live[static_cast<std::size_t>(ch.group)];
     if (api::measuring()) ++l.forks;
+    api::kernel_exit();
     api::progress();
   }
 
@@ -405,6 +419,7 @@ class Messaging final : public Workload {
   // an exiting child wakes us. Returns the reaped slot.
   int wait_child() {
     Lifecycle& l = *life_;
+    api::kernel_enter();  // wait4(2)
     for (;;) {
       tasklist_lock();  // read_lock(): IRQs stay on
       int examined = 0;
@@ -436,6 +451,7 @@ class Messaging final : public Workload {
         tasklist_unlock();
         api::irq_enable();
         if (api::measuring()) ++l.reaps;
+        api::kernel_exit();
         api::progress();
         return found;
       }

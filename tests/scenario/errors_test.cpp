@@ -139,6 +139,8 @@ const BrokenCase kCases[] = {
      "t.toml:2:19: guest.prev_check_mask: must be one less than a power of two (e.g. 0xff)"},
     {"guest_bad_bool", "[guest]\nnopvspin = 1\n[workload]\ntype = \"x\"\n",
      "t.toml:2:12: guest.nopvspin: expected true or false, got an integer"},
+    {"guest_bad_preempt", "[guest]\npreempt = \"voluntary\"\n[workload]\ntype = \"x\"\n",
+     "t.toml:2:11: guest.preempt: unknown value 'voluntary'; valid: full, none"},
     {"redefined_table", virt_with("", "") + "[host]\n",
      "t.toml:6:1: syntax error: Error while parsing table header: cannot redefine existing table "
      "'host'"},

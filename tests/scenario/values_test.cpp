@@ -75,6 +75,7 @@ lock = "mcs"
 nopvspin = true
 vcpu_is_preempted_ns = 30
 sched_slice_ns = 1000000
+preempt = "none"
 [vm.workload]
 type = "ebizzy"
 threads = 32
@@ -104,6 +105,8 @@ type = "lockloop"
   EXPECT_TRUE(s.vms[0].guest.nopvspin);
   EXPECT_EQ(s.vms[0].guest.vcpu_is_preempted_ns, 30);
   EXPECT_EQ(s.vms[0].guest.sched_slice_ns, 1000000);
+  EXPECT_EQ(s.vms[0].guest.preempt, GuestSpec::Preempt::none);
+  EXPECT_EQ(s.vms[1].guest.preempt, GuestSpec::Preempt::full);  // the default
   EXPECT_EQ(std::get<std::int64_t>(s.vms[0].workload.params.at("threads").value), 32);
   EXPECT_EQ(s.vms[1].name, "vm1");  // unnamed, one of several
 }

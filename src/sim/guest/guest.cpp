@@ -239,7 +239,17 @@ double Guest::ipi(Vcpu& from, Vcpu& to, double handler_ns, SimAtomic<std::uint32
 }
 
 bool Guest::should_preempt(Task& t) {
+  // CONFIG_PREEMPT_NONE: no involuntary switch inside the kernel (preempt_enable() and the
+  // return from an interrupt do not call schedule()); exit_to_usermode_loop() does.
+  if (t.in_kernel && spec_.preempt == scenario::GuestSpec::Preempt::none) return false;
   return t.preemptible() && (t.vcpu->ti.flags.raw() & kTifNeedResched) != 0;
+}
+
+void Guest::kernel_enter(Task& t) { t.in_kernel = true; }
+
+void Guest::kernel_exit(Task& t) {
+  t.in_kernel = false;
+  if (should_preempt(t)) schedule(t);
 }
 
 Time Guest::wait(Task& t, Time ns, bool watchable) {

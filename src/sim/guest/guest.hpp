@@ -97,6 +97,9 @@ class Guest {
   void preempt_enable(Task& t);
   void irq_disable(Task& t) { t.irqs_off = true; }
   void irq_enable(Task& t);
+  // System call entry and return to user mode (the preemption point of preempt = "none").
+  void kernel_enter(Task& t);
+  void kernel_exit(Task& t);
   void prepare_block(Task& t);
   void block(Task& t);
   void wake(Task& waker, Task& target);

@@ -81,6 +81,10 @@ struct Task {
   const LockWatch* waiting_for = nullptr;
   int spin_site = -1;
 
+  // Inside a system call (or exit, fork, a fault): under the guest's preempt = "none" the
+  // tick's need_resched waits for the return to user mode (or a sleep).
+  bool in_kernel = false;
+
   bool preemptible() const { return preempt_count == 0 && !irqs_off; }
 };
 
