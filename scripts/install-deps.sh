@@ -10,6 +10,7 @@ packages=(
   libck-dev
   libabsl-dev                # optional peer lock absl_mutex in `pvlock bench`
   clang libclang-rt-14-dev   # libFuzzer target for the scenario parser
+  clang-format               # scripts/check-format.sh (CI)
   python3 python3-matplotlib # tools/plot.py
   parallel                   # sharded sweep test
   ccache                     # faster rebuilds of the several build trees (optional)

@@ -4,12 +4,11 @@
 // registry. (pvqspinlock, not a FIFO spinlock such as MCS: with more threads than CPUs a
 // FIFO spinlock hands the lock to descheduled threads and can take minutes; see
 // docs/benchmarks.md.)
+#include <cstdio>
+#include <mutex>
 #include <pvlock/env/native.hpp>
 #include <pvlock/lock/qspinlock.hpp>
 #include <pvlock/lock/registry.hpp>
-
-#include <cstdio>
-#include <mutex>
 #include <thread>
 #include <vector>
 

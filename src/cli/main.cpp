@@ -15,8 +15,7 @@ std::vector<std::pair<int, Registrar>>& command_registry() {
 }  // namespace pvlock::cli
 
 int main(int argc, char** argv) {
-  CLI::App app{
-      "pvlock: paravirtual locking, natively and on a simulated over-committed host"};
+  CLI::App app{"pvlock: paravirtual locking, natively and on a simulated over-committed host"};
   app.require_subcommand(1);
   pvlock::cli::Action action;
   auto& registry = pvlock::cli::command_registry();

@@ -69,7 +69,7 @@ void writer_loop(Arena<L>& a, int id, const TortureOptions& o, std::uint32_t lon
 
 template <class L>
 void reader_loop(Arena<L>& a, int id, const TortureOptions& o) {
-  if constexpr (requires(L& l) {
+  if constexpr (requires(L & l) {
                   l.lock_shared();
                   l.unlock_shared();
                 }) {
@@ -101,8 +101,9 @@ template <class L>
 TortureResult run_typed(const LockInfo& info, const TortureOptions& o) {
   TortureResult r;
   r.lock = std::string(info.name);
-  r.threads = o.threads > 0 ? o.threads
-                            : 2 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  r.threads = o.threads > 0
+                  ? o.threads
+                  : 2 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   r.readers = info.kind == LockKind::rw ? o.readers : 0;
   r.duration_s = o.duration_s;
   const int total = r.threads + r.readers;
@@ -119,8 +120,10 @@ TortureResult run_typed(const LockInfo& info, const TortureOptions& o) {
     std::thread([arena, id, o, long_one_in, writers = r.threads] {
       // Thread i is CPU i; if that id is busy (another run still exiting) take any free one.
       if (!NativeEnv::bind_cpu(id)) (void)NativeEnv::cpu();
-      if (id < writers) writer_loop(*arena, id, o, long_one_in);
-      else reader_loop(*arena, id, o);
+      if (id < writers)
+        writer_loop(*arena, id, o, long_one_in);
+      else
+        reader_loop(*arena, id, o);
       // Leave the CPU id before saying we are done, so nothing of ours runs after the
       // main thread may have returned (thread-local destructors would otherwise race it).
       NativeEnv::unbind_cpu();
@@ -165,9 +168,8 @@ TortureResult run_typed(const LockInfo& info, const TortureOptions& o) {
 
 TortureResult run_torture(const TortureOptions& options) {
   TortureResult result;
-  const bool found = with_lock<NativeEnv>(options.lock, [&]<class L>(const LockInfo& info) {
-    result = run_typed<L>(info, options);
-  });
+  const bool found = with_lock<NativeEnv>(
+      options.lock, [&]<class L>(const LockInfo& info) { result = run_typed<L>(info, options); });
   if (!found) throw std::invalid_argument("unknown lock '" + options.lock + "'");
   return result;
 }

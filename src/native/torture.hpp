@@ -18,7 +18,7 @@ struct TortureOptions {
   int threads = 0;  // writers; 0 = 2 x hardware threads (locktorture's nwriters_stress = -1)
   int readers = 0;
   double duration_s = 5.0;
-  std::int64_t hold_ns = 0;        // busy-wait inside the critical section
+  std::int64_t hold_ns = 0;               // busy-wait inside the critical section
   std::int64_t long_hold_ns = 1'000'000;  // occasional long hold (locktorture long_hold)
   std::uint32_t long_hold_one_in = 0;     // 0 = 2000 x threads acquisitions
   std::uint64_t seed = 1;
@@ -44,7 +44,7 @@ struct TortureResult {
   std::uint64_t max_per_thread = 0;
   bool starvation = false;  // locktorture's "???": max/2 > min among writers
   std::int64_t max_wait_ns = 0;
-  bool stuck = false;  // watchdog fired: threads could not be stopped
+  bool stuck = false;    // watchdog fired: threads could not be stopped
   std::string liveness;  // simulator: the liveness watchdog's diagnostic when it fired
   std::vector<ThreadStats> per_thread;
   LockEventCounts counters{};

@@ -227,7 +227,7 @@ class Messaging final : public Workload {
   void send_round(int grp) {
     for (int r = 0; r < p_.receivers; ++r) {
       Pipe& pipe = *pipes_[static_cast<std::size_t>(grp * p_.receivers + r)];
-      api::kernel_enter();  // write(2)
+      api::kernel_enter();                         // write(2)
       api::compute(api::sample(p_.send_compute));  // syscall entry, copy from user
       for (;;) {
         lock(pipe);

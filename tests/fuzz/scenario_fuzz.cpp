@@ -21,14 +21,31 @@ void exercise_params(const WorkloadSpec& w) {
   std::vector<std::string_view> keys;
   for (const auto& [k, p] : w.params) keys.push_back(k);
   for (const auto& [k, p] : w.params) {
-    try { (void)param_double(w, k, 0, 0, 1e9); } catch (const ScenarioError&) {}
-    try { (void)param_int(w, k, 0, -5, 1'000'000); } catch (const ScenarioError&) {}
-    try { (void)param_bool(w, k, false); } catch (const ScenarioError&) {}
-    try { (void)param_string(w, k, "a", kAllowed); } catch (const ScenarioError&) {}
-    try { (void)param_dist(w, k, Dist{}); } catch (const ScenarioError&) {}
+    try {
+      (void)param_double(w, k, 0, 0, 1e9);
+    } catch (const ScenarioError&) {
+    }
+    try {
+      (void)param_int(w, k, 0, -5, 1'000'000);
+    } catch (const ScenarioError&) {
+    }
+    try {
+      (void)param_bool(w, k, false);
+    } catch (const ScenarioError&) {
+    }
+    try {
+      (void)param_string(w, k, "a", kAllowed);
+    } catch (const ScenarioError&) {
+    }
+    try {
+      (void)param_dist(w, k, Dist{});
+    } catch (const ScenarioError&) {
+    }
   }
-  try { reject_unknown_params(w, std::span<const std::string_view>(keys).first(keys.size() / 2)); }
-  catch (const ScenarioError&) {}
+  try {
+    reject_unknown_params(w, std::span<const std::string_view>(keys).first(keys.size() / 2));
+  } catch (const ScenarioError&) {
+  }
 }
 
 }  // namespace

@@ -11,12 +11,18 @@ namespace pvlock::native {
 
 constexpr int to_gcc(std::memory_order mo) {
   switch (mo) {
-    case std::memory_order_relaxed: return __ATOMIC_RELAXED;
-    case std::memory_order_consume: return __ATOMIC_CONSUME;
-    case std::memory_order_acquire: return __ATOMIC_ACQUIRE;
-    case std::memory_order_release: return __ATOMIC_RELEASE;
-    case std::memory_order_acq_rel: return __ATOMIC_ACQ_REL;
-    case std::memory_order_seq_cst: return __ATOMIC_SEQ_CST;
+    case std::memory_order_relaxed:
+      return __ATOMIC_RELAXED;
+    case std::memory_order_consume:
+      return __ATOMIC_CONSUME;
+    case std::memory_order_acquire:
+      return __ATOMIC_ACQUIRE;
+    case std::memory_order_release:
+      return __ATOMIC_RELEASE;
+    case std::memory_order_acq_rel:
+      return __ATOMIC_ACQ_REL;
+    case std::memory_order_seq_cst:
+      return __ATOMIC_SEQ_CST;
   }
   return __ATOMIC_SEQ_CST;
 }
@@ -24,9 +30,12 @@ constexpr int to_gcc(std::memory_order mo) {
 // The failure order of a compare-exchange may not contain a release part.
 constexpr int failure_order(std::memory_order mo) {
   switch (mo) {
-    case std::memory_order_release: return __ATOMIC_RELAXED;
-    case std::memory_order_acq_rel: return __ATOMIC_ACQUIRE;
-    default: return to_gcc(mo);
+    case std::memory_order_release:
+      return __ATOMIC_RELAXED;
+    case std::memory_order_acq_rel:
+      return __ATOMIC_ACQUIRE;
+    default:
+      return to_gcc(mo);
   }
 }
 

@@ -45,8 +45,8 @@ class TasLock {
     for (;;) {
       SpinBudget forever{std::numeric_limits<std::uint64_t>::max()};
       Env::spin_until(
-          SpinSite::tas_spin, [&] { return word.load(std::memory_order_relaxed) == 0; }, forever,
-          0, [] { return false; });
+          SpinSite::tas_spin, [&] { return word.load(std::memory_order_relaxed) == 0; }, forever, 0,
+          [] { return false; });
       std::uint32_t expected = 0;
       if (word.compare_exchange(expected, 1, std::memory_order_acquire)) return;
     }
