@@ -137,11 +137,15 @@ class Ebizzy final : public Workload {
         mmap_read_unlock();
       }
       // madvise(MADV_DONTNEED) holds mmap_sem for read across the zap and the shootdown.
+      // zap_page_range() clears the PTEs into an mmu_gather; tlb_finish_mmu() flushes the
+      // other CPUs' TLBs first and only then frees the pages (release_pages() under the
+      // lru lock, the buddy allocator under zone->lock): a page must not be reused while
+      // another CPU may still reach it through a stale TLB entry.
       mmap_read_lock();
       api::compute(api::sample(p_.madvise));
+      if (p_.shootdown && guest_.vcpu_count() > 1) shootdown(me);
       for (int i = 0; i < p_.madvise_lru_locks; ++i) locked(locks_->lru, p_.madvise_lru_hold);
       for (int i = 0; i < p_.madvise_zone_locks; ++i) locked(locks_->zone, p_.zone_hold);
-      if (p_.shootdown && guest_.vcpu_count() > 1) shootdown(me);
       mmap_read_unlock();
       if (api::measuring()) ++records_[static_cast<std::size_t>(me)];
       // One record done. A task stranded in a lock (a halted waiter whose kick was lost
