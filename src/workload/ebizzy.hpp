@@ -3,11 +3,12 @@
 //   ~128 anonymous page faults, each some kernel work, every lru_batch-th one adding the
 //   pages to the LRU under the VM-global lru_lock and every zone_batch-th one refilling the
 //   per-CPU page lists under the VM-global zone->lock (both spin_lock_irq*),
-//   madvise(MADV_DONTNEED) from glibc's heap trimming: kernel work, LRU removal and page
-//   freeing under the same locks, then a synchronous TLB shootdown: an IPI to every other
-//   vCPU of the VM and a spin (IRQs on, preemption off) until each has run the flush
-//   handler. A target takes the IPI only when it runs with IRQs on; with pv_tlb_flush a
-//   preempted target is skipped (flushed by the host at its next entry).
+//   madvise(MADV_DONTNEED) from glibc's heap trimming: kernel work (zapping the PTEs),
+//   a synchronous TLB shootdown (an IPI to every other vCPU of the VM and a spin, IRQs
+//   on and preemption off, until each has run the flush handler), then LRU removal and
+//   page freeing under the same locks: tlb_finish_mmu() flushes before it frees. A target
+//   takes the IPI only when it runs with IRQs on; with pv_tlb_flush a preempted target is
+//   skipped (flushed by the host at its next entry).
 // Every fault and the madvise run under mmap_sem for read (down_read/up_read of the
 // library's RwSem: no writer with -M, so only the reader count's atomics on one cache line
 // shared by all vCPUs, the line every page fault of the process bounces).
