@@ -82,6 +82,23 @@ TEST(MessagingLifecycle, SameSeedSameRun) {
   EXPECT_EQ(a.at("profile").dump(), b.at("profile").dump());
 }
 
+// The guest's CONFIG_PREEMPT_NONE (seed003): with several tasks per vCPU the tick no longer
+// switches tasks inside read/write/fork/exit/wait, which changes the run; the run is still
+// live, exclusive and reproducible.
+TEST(MessagingLifecycle, PreemptNoneIsLiveReproducibleAndDifferent) {
+  scenario::Scenario none = lifecycle("pvqspinlock", 3);
+  none.vms.front().guest.preempt = scenario::GuestSpec::Preempt::none;
+  const auto a = run_to_json(none);
+  const auto b = run_to_json(none);
+  const auto full = run_to_json(lifecycle("pvqspinlock", 3));
+  EXPECT_FALSE(a.contains("liveness")) << a["liveness"].dump(2);
+  EXPECT_EQ(a.at("vms").at(0).at("lifecycle_violations").get<std::uint64_t>(), 0u);
+  EXPECT_GT(a.at("vms").at(0).at("reaps").get<std::uint64_t>(), 48u);
+  EXPECT_EQ(a.at("vms").dump(), b.at("vms").dump());
+  EXPECT_EQ(a.at("profile").dump(), b.at("profile").dump());
+  EXPECT_NE(a.at("vms").dump(), full.at("vms").dump());
+}
+
 // lifecycle = false is the steady-state model: no new locks, no new result fields, and the
 // same run as without the key.
 TEST(MessagingLifecycle, OffIsTheSteadyStateModel) {
