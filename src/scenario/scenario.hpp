@@ -5,9 +5,10 @@
 //   [run]      duration_ms, warmup_ms, seed
 //   [machine]  sockets, cores_per_socket, threads_per_core           (physical CPUs)
 //   [costs]    cache, PAUSE, exit, IPI, wake and switch costs (defaults: costs.md skylake-2s)
-//   [host]     optional; absent = bare metal. scheduler = "cfs" | "eevdf", slices, stress_threads
-//   [host.kvm] kick_boost, yield_bailout_undercommit, irq_boost, ple_*, halt_poll_*,
-//   preempted_on_every_put, pv_unhalt
+//   [host]     optional; absent = bare metal. scheduler = "cfs" | "eevdf", slices, stress_threads,
+//              housekeeping_*, ttwu_queue
+//   [host.kvm] kick_boost, yield_bailout_undercommit, irq_boost, irq_boost_user_mode, ple_*,
+//              halt_poll_*, preempted_on_every_put, pv_unhalt
 //   [[vm]]     name, count, vcpus, placement = "floating" | "pinned",
 //              [vm.guest] lock + knobs, [vm.workload] type + parameters
 //   [faults]   optional fault injection (FaultSpec below); absent = no faults
@@ -141,6 +142,11 @@ struct HostSpec {
   // a real host; 0 disables it.
   std::int64_t housekeeping_interval_ns = 5'000'000;
   std::int64_t housekeeping_ns = 20'000;
+  // sched feature TTWU_QUEUE (on since v3.0): a wake-up for a CPU outside the waker's
+  // last-level cache (here: another socket) is queued on that CPU's wake list and completed
+  // by its IPI, so right after try_to_wake_up() the task is still TASK_WAKING and not on a
+  // run queue -- a yield_to() to it then fails (the kick boost's race, kvm_sched_yield()).
+  bool ttwu_queue = true;
   struct Kvm {
     bool pv_unhalt = true;    // KVM_FEATURE_PV_UNHALT offered
     bool steal_time = true;   // KVM_FEATURE_STEAL_TIME (vcpu_is_preempted works)
@@ -149,6 +155,10 @@ struct HostSpec {
     // nothing else to run (single_task_running). The seeds' 2019 hosts yielded anyway.
     bool yield_bailout_undercommit = true;
     bool irq_boost = false;  // d73eb57b80b: vCPUs with pending interrupts count as ready
+    // 52acd22faa1a (2021): a vCPU preempted in guest user mode is a directed-yield candidate
+    // for a kernel-mode spinner when an interrupt waits for it (the IPI receiver of a TLB
+    // shootdown). Before it, only vCPUs preempted in kernel mode were.
+    bool irq_boost_user_mode = false;
     bool ple = true;
     std::int64_t ple_window_cycles = 4096;
     std::int64_t ple_window_grow = 2;

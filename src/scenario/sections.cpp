@@ -107,6 +107,7 @@ void read_host(Section& s, HostSpec& h) {
   s.read("stress_threads", h.stress_threads, 0, 4096);
   s.read("housekeeping_interval_ns", h.housekeeping_interval_ns, 0, kMaxIntervalNs);
   s.read("housekeeping_ns", h.housekeeping_ns, 0, kMaxIntervalNs);
+  s.read("ttwu_queue", h.ttwu_queue);
   if (const toml::table* t = s.subtable("kvm")) {
     Section k(s.reader(), *t, s.path_of("kvm"), "[host.kvm]");
     HostSpec::Kvm& v = h.kvm;
@@ -115,6 +116,7 @@ void read_host(Section& s, HostSpec& h) {
     k.read("kick_boost", v.kick_boost);
     k.read("yield_bailout_undercommit", v.yield_bailout_undercommit);
     k.read("irq_boost", v.irq_boost);
+    k.read("irq_boost_user_mode", v.irq_boost_user_mode);
     k.read("ple", v.ple);
     k.read("ple_window_cycles", v.ple_window_cycles, 0, 1'000'000'000'000);
     k.read("ple_window_grow", v.ple_window_grow, 0, 1000);

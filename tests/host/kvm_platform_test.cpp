@@ -171,6 +171,31 @@ TEST(KvmPlatform, KickBoostBailsOutWhenUndercommittedOnlyOnNewerHosts) {
   EXPECT_GT(with("host.kvm.yield_bailout_undercommit=false"), 0u);
 }
 
+TEST(KvmPlatform, KickBoostLosesTheRaceWithACrossSocketWakeUp) {
+  // TTWU_QUEUE: a kick that wakes a halted vCPU whose pCPU is on the other socket leaves
+  // the wake-up on that CPU's wake list, and kvm_sched_yield()'s yield_to() finds the thread
+  // still TASK_WAKING. Same scenario on one socket: the feature changes nothing.
+  const std::vector<std::string> base = {"host.kvm.kick_boost=true", "host.kvm.irq_boost=true",
+                                         "vm[0].vcpus=16", "vm[0].guest.spin_threshold=64"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto o = base;
+    o.insert(o.end(), extra.begin(), extra.end());
+    auto j = run(o);
+    j.erase("perf");
+    return j;
+  };
+  auto failed = [](const nlohmann::ordered_json& j) {
+    const auto& k = j.at("host").at("kick_yields");
+    return k.at("tried").get<std::uint64_t>() - k.at("done").get<std::uint64_t>();
+  };
+  const char* two_sockets[] = {"machine.sockets=2", "machine.cores_per_socket=4"};
+  const auto queued = with({two_sockets[0], two_sockets[1], "host.ttwu_queue=true"});
+  const auto direct = with({two_sockets[0], two_sockets[1], "host.ttwu_queue=false"});
+  EXPECT_GT(queued.at("host").at("kick_yields").at("tried").get<std::uint64_t>(), 0u);
+  EXPECT_GT(failed(queued), failed(direct));
+  EXPECT_EQ(with({"host.ttwu_queue=true"}).dump(), with({"host.ttwu_queue=false"}).dump());
+}
+
 TEST(KvmPlatform, PauseLoopExitsOnlyWithPle) {
   const auto on = run({"vm[0].guest.lock=qspinlock"});
   EXPECT_GT(on.at("host").at("exits").at("ple").get<std::uint64_t>(), 0u);

@@ -149,7 +149,9 @@ const BrokenCase kCases[] = {
      "t.toml:2:13: host.scheduler: unknown value 'bfs'; valid: cfs, eevdf"},
     {"kvm_unknown", "[host.kvm]\npl = true\n[[vm]]\nvcpus=1\n[vm.workload]\ntype=\"x\"\n",
      "t.toml:2:1: host.kvm.pl: unknown key 'pl' in [host.kvm]; known: pv_unhalt, steal_time, "
-     "kick_boost, yield_bailout_undercommit, irq_boost, ple, ple_window_cycles, ple_window_grow, "
+     "kick_boost, yield_bailout_undercommit, irq_boost, irq_boost_user_mode, ple, "
+     "ple_window_cycles, "
+     "ple_window_grow, "
      "ple_window_max_cycles, "
      "cycles_per_ns, halt_poll_ns, halt_poll_grow, halt_poll_grow_start_ns, halt_poll_shrink, "
      "preempted_on_every_put, apicv"},

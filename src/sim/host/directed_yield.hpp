@@ -2,8 +2,11 @@
 // from the platform so that its rules can be tested on their own:
 //   - round robin over the VM's vCPUs, starting after kvm->last_boosted_vcpu;
 //   - skip ourselves, vCPUs that are not "ready" (not preempted and not just woken), vCPUs
-//     blocked in HLT with nothing pending, and vCPUs preempted in guest user mode (they hold
-//     no kernel lock) unless an interrupt waits for them;
+//     blocked in HLT with nothing pending, and -- for a spinner that exited in kernel mode --
+//     vCPUs *preempted* in guest user mode (they hold no kernel lock; "KVM: Check
+//     preempted_in_kernel for involuntary preemption", v5.3, limits the rule to involuntary
+//     preemption, so a vCPU woken from HLT is never skipped by it),
+//     unless an interrupt waits for them and the host has 52acd22faa1a (2021);
 //   - a candidate that is itself in a PLE spin is eligible only every other time it is
 //     looked at (kvm_vcpu_eligible_for_directed_yield toggles dy_eligible);
 //   - the first successful yield_to() wins; a yield_to() that fails because both run queues
@@ -13,10 +16,12 @@
 namespace pvlock::sim::host {
 
 struct DyView {
-  bool ready = false;        // vcpu->ready
-  bool runnable = true;      // false: blocked in HLT and not dy_runnable
-  bool in_kernel = false;    // preempted in guest kernel mode
-  bool irq_pending = false;  // kvm_arch_dy_has_pending_interrupt()
+  bool ready = false;      // vcpu->ready
+  bool runnable = true;    // false: blocked in HLT and not dy_runnable
+  bool in_kernel = false;  // preempted in guest kernel mode
+  // kvm_arch_dy_has_pending_interrupt(), on hosts where it exempts user mode (52acd22faa1a)
+  bool irq_pending = false;
+  bool preempted = true;  // vcpu->preempted: descheduled while runnable (not just woken)
 };
 
 enum class YieldResult { yielded, failed, single_tasks };
@@ -33,7 +38,7 @@ int pick_directed_yield(int n, int me, int last_boosted, bool yield_to_kernel_mo
     if (i == me) continue;
     const DyView v = view(i);
     if (!v.ready || !v.runnable) continue;
-    if (yield_to_kernel_mode && !v.in_kernel && !v.irq_pending) continue;
+    if (v.preempted && yield_to_kernel_mode && !v.in_kernel && !v.irq_pending) continue;
     if (!eligible(i)) continue;
     switch (try_yield(i)) {
       case YieldResult::yielded:

@@ -94,6 +94,11 @@ class HostScheduler {
     return th.sum_exec + (th.state == State::running ? now - th.exec_start : 0);
   }
   int pcpus() const { return topo_.pcpus; }
+  // cpus_share_cache(): same last-level cache, i.e. same socket in this model.
+  bool shares_cache(int a, int b) const {
+    return topo_.socket_of[static_cast<std::size_t>(a)] ==
+           topo_.socket_of[static_cast<std::size_t>(b)];
+  }
   std::uint64_t switches() const { return switches_; }
   std::uint64_t migrations() const { return migrations_; }
   // The entry point behind the schedule() now running (see Cause).

@@ -181,6 +181,7 @@ void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, 
       // kvm_sched_out(): the thread stays runnable, so the vCPU is "preempted"; the steal
       // time record tells the guest (vcpu_is_preempted), and it is a directed-yield target.
       s.ready = true;
+      s.preempted = true;
       s.runnable_since = now;
       v->steal.preempted.hw_store(1);
       if (tr != nullptr) {
@@ -331,6 +332,8 @@ double KvmPlatform::kick(Vcpu& from, Vcpu& to) {
   ++gc(from).exits_kick;
   ++gc(from).kicks;
   // kvm_pv_kick_cpu_op(): pv_unhalted + KVM_REQ_EVENT + kvm_vcpu_kick().
+  const host::ThreadId target = st(to).thread;
+  const bool was_blocked = !sched_->runnable(target);
   to.guest->kick_arrived(to);
   leave_halt_if_woken(to);
   // Seed 001 (266e85a5ec9): kvm_sched_yield() to the kicked queue head if it is ready to
@@ -338,7 +341,14 @@ double KvmPlatform::kick(Vcpu& from, Vcpu& to) {
   const auto& kvm = sc_.host->kvm;
   if (kvm.kick_boost && &to != &from && st(to).ready &&
       !(kvm.yield_bailout_undercommit && sched_->single_task_running(from.pcpu))) {
-    directed_yield(from, to, counters_.kick_yields_tried, counters_.kick_yields);
+    // The kick has just woken the halted thread. If its pCPU is on another socket, TTWU_QUEUE
+    // left the wake-up on that CPU's wake list: the thread is TASK_WAKING and not on a run
+    // queue yet, and yield_to() gives up ("p->state" is not TASK_RUNNING).
+    if (sc_.host->ttwu_queue && was_blocked && sched_->runnable(target) &&
+        !sched_->running(target) && !sched_->shares_cache(from.pcpu, sched_->pcpu_of(target)))
+      ++counters_.kick_yields_tried;
+    else
+      directed_yield(from, to, counters_.kick_yields_tried, counters_.kick_yields);
   }
   return sc_.costs.hypercall_ns + sc_.costs.kick_send_ns;
 }
@@ -436,7 +446,7 @@ void KvmPlatform::kvm_vcpu_on_spin(Vcpu& me) {
   // instantaneous here, so the mark lasts for the rest of this spin (reset at spin end and
   // schedule-in): a vCPU that has taken PLE exits is the spinner other handlers look at.
   st(me).in_spin_loop = true;
-  const bool irq_boost = sc_.host->kvm.irq_boost;
+  const bool irq_user = sc_.host->kvm.irq_boost_user_mode;
   const int target = host::pick_directed_yield(
       g.vcpu_count(), me.id, last, true,
       [&](int i) {
@@ -445,9 +455,10 @@ void KvmPlatform::kvm_vcpu_on_spin(Vcpu& me) {
         host::DyView d;
         d.ready = s.ready;
         d.runnable = sched_->runnable(s.thread);
+        d.preempted = s.preempted;
         d.in_kernel = v.curr != nullptr && v.curr->sym != Sym::workload;
-        // Only the interrupt-delivery boost (d73eb57b80b) lets a pending interrupt count.
-        d.irq_pending = irq_boost && (v.irq_pending_ns > 0 || v.irq_waiting);
+        // A pending interrupt exempts a vCPU preempted in user mode only since 52acd22faa1a.
+        d.irq_pending = irq_user && (v.irq_pending_ns > 0 || v.irq_waiting);
         return d;
       },
       [&](int i) {
@@ -499,6 +510,7 @@ void KvmPlatform::on_event(const Event& e) {
         // kvm_sched_in() cleared ready; kvm_vcpu_check_block() finds nothing the halted
         // guest can take, and the thread blocks again without entering the guest.
         s.ready = false;
+        s.preempted = false;
         s.halt = HaltState::blocked;
         sched_->block(s.thread, now);
         return;
@@ -513,6 +525,7 @@ void KvmPlatform::on_event(const Event& e) {
       }
       // kvm_sched_in() + record_steal_time(): not preempted any more; PLE window reset.
       s.ready = false;
+      s.preempted = false;
       s.ple_window = hs.kvm.ple_window_cycles;
       s.in_spin_loop = false;
       if (s.runnable_since >= 0 && measuring_) {

@@ -116,6 +116,7 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
     std::uint32_t wake_gen = 0, poll_gen = 0, ple_gen = 0;
     bool exit_return = false;   // the pending start ends a PLE exit, not a schedule-in
     bool ready = false;         // vcpu->ready: a good directed-yield target
+    bool preempted = false;     // vcpu->preempted: descheduled while runnable
     bool pending_wake = false;  // woken, waiting for its pCPU switch latency
     bool spinning = false;
     bool in_spin_loop = false;  // had a PLE exit in this spin (candidate, alternately)
