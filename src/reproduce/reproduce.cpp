@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <map>
@@ -128,7 +129,7 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
         sd = std::sqrt(sd / static_cast<double>(v.size() - 1));
       }
       r.cells.push_back({ex.cells[c].name, ex.cells[c].published, mean, ex.cells[c].unit,
-                         static_cast<int>(v.size()), sd, stuck[i][c], why[i][c]});
+                         static_cast<int>(v.size()), sd, stuck[i][c], why[i][c], v});
     }
     auto value_of = [&](const std::string& name) {
       for (const CellResult& c : r.cells)
@@ -172,6 +173,7 @@ nlohmann::ordered_json to_json(const std::vector<ExperimentResult>& results, dou
       if (c.seeds > 1) {
         cj["seeds"] = c.seeds;
         cj["simulated_sd"] = c.simulated_sd;
+        cj["per_seed"] = c.per_seed;
       }
       if (!c.stuck.empty()) cj["stuck"] = c.stuck;
       if (!c.explain.empty()) cj["explain"] = c.explain;
@@ -235,7 +237,10 @@ std::string to_table(const std::vector<ExperimentResult>& results) {
           "  {:<34} {:>14} {:>14}  {}{}\n", c.name, c.published ? fmt_value(*c.published) : "-",
           c.stuck.empty() ? fmt_value(c.simulated) : "STUCK", c.unit,
           c.seeds > 1 && c.stuck.empty()
-              ? fmt::format("  (mean of {} seeds, sd {})", c.seeds, fmt_value(c.simulated_sd))
+              ? fmt::format("  (mean of {} seeds, sd {}, min {}, max {})", c.seeds,
+                            fmt_value(c.simulated_sd),
+                            fmt_value(*std::min_element(c.per_seed.begin(), c.per_seed.end())),
+                            fmt_value(*std::max_element(c.per_seed.begin(), c.per_seed.end())))
               : "");
     for (const CellResult& c : r.cells)
       if (!c.stuck.empty()) out += fmt::format("  !!! {}: {}\n", c.name, c.stuck);

@@ -26,6 +26,9 @@ struct CellResult {
   std::string stuck;
   // With Options::explain: the mechanisms of the cell's (first seed's) run, see explain.hpp.
   std::string explain;
+  // Every seed's figure, in seed order: a mean of runs that fell into different regimes
+  // (seed 000's boosted 2017 cell) shows itself here, not in the mean.
+  std::vector<double> per_seed;
 };
 
 struct EffectResult {

@@ -250,7 +250,13 @@ TEST(Reproduce, SeedsAverageEveryCellOverRunSeeds) {
   EXPECT_EQ(cells.at(0).seeds, 3);
   const auto j = to_json(results, 1.0);
   EXPECT_EQ(j["experiments"][0]["cells"][0]["seeds"], 3);
-  EXPECT_NE(to_table(results).find("mean of 3 seeds"), std::string::npos);
+  // Every seed's figure, in seed order, so that a bimodal cell shows itself.
+  EXPECT_EQ(cells.at(0).per_seed, (std::vector<double>{110.0, 120.0, 130.0}));
+  EXPECT_EQ(j["experiments"][0]["cells"][1]["per_seed"].dump(), "[210.0,220.0,230.0]");
+  const std::string table = to_table(results);
+  EXPECT_NE(table.find("mean of 3 seeds"), std::string::npos);
+  EXPECT_NE(table.find("min 110"), std::string::npos);
+  EXPECT_NE(table.find("max 130"), std::string::npos);
 }
 
 TEST(Experiment, SeedsMustBeASmallPositiveInteger) {
