@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "report/lockstat_text.hpp"
+#include "report/series_text.hpp"
 #include "scenario/parse.hpp"
 #include "sim/run.hpp"
 #include "sim/trace/tracer.hpp"
@@ -23,6 +24,8 @@ struct RunArgs {
   bool lockstat = false;
   std::string trace_path;
   std::string trace_window;
+  double series_ms = 0;
+  CLI::Option* series = nullptr;
 };
 
 void print_text(const nlohmann::ordered_json& j) {
@@ -69,6 +72,10 @@ void register_run(CLI::App& app, Action& action) {
                   "Write a Chrome/Perfetto JSON timeline of pCPUs and vCPUs to this file");
   cmd->add_option("--trace-window", args->trace_window,
                   "START:END in seconds of simulated time kept in the trace (e.g. 0.1:0.12)");
+  args->series =
+      cmd->add_option("--series", args->series_ms,
+                      "Also print a time series: per VM, the score and the lock and host event "
+                      "rates over every MS milliseconds of simulated time, warm-up included");
   cmd->callback([args, &action] {
     action = [args] {
       scenario::Scenario sc;
@@ -76,6 +83,16 @@ void register_run(CLI::App& app, Action& action) {
         sc = scenario::load_scenario_file(args->path, args->sets);
       } catch (const scenario::ScenarioError& e) {
         throw UsageError(e.what());
+      }
+      // Whole nanoseconds, at least 1 us (finer would drown in rows), at most the run.
+      std::int64_t series_ns = 0;
+      if (args->series->count() > 0) {
+        const double run_ms = sc.run.warmup_ms + sc.run.duration_ms;
+        if (!(args->series_ms >= 0.001) || args->series_ms > run_ms)
+          throw UsageError(
+              fmt::format("--series: {} ms is not an interval between 0.001 ms and the run's {} ms",
+                          args->series_ms, run_ms));
+        series_ns = static_cast<std::int64_t>(args->series_ms * 1e6 + 0.5);
       }
       if (!args->trace_window.empty() && args->trace_path.empty())
         throw UsageError("--trace-window needs --trace FILE");
@@ -97,7 +114,7 @@ void register_run(CLI::App& app, Action& action) {
       }
       nlohmann::ordered_json j;
       try {
-        j = sim::run_to_json(sc, tracer.get());
+        j = sim::run_to_json(sc, tracer.get(), series_ns);
       } catch (const scenario::ScenarioError& e) {
         throw UsageError(e.what());
       } catch (const std::invalid_argument& e) {
@@ -113,6 +130,7 @@ void register_run(CLI::App& app, Action& action) {
       } else {
         print_text(j);
         if (args->lockstat) report::print_lockstat(j["lockstat"]);
+        if (j.contains("series")) report::print_series(j["series"]);
       }
       if (tracer)
         fmt::print(stderr, "trace: {} events written to {}\n", tracer->event_count(),

@@ -10,6 +10,7 @@
 #include "sim/guest/guest.hpp"
 #include "sim/guest/sim_env.hpp"
 #include "sim/host/kvm_platform.hpp"
+#include "sim/series/series.hpp"
 #include "sim/simulation.hpp"
 
 namespace pvlock::sim {
@@ -33,7 +34,8 @@ std::string resolve_lock_name(const scenario::GuestSpec& g, bool host_pv_unhalt)
 
 double run_scenario(const scenario::Scenario& sc,
                     const std::function<void(Simulation&, std::vector<VmRun>&)>& inspect,
-                    trace::Tracer* tracer) {
+                    trace::Tracer* tracer,
+                    const std::function<void(Simulation&, std::vector<VmRun>&)>& prepare) {
   if (sc.vms.empty()) throw std::invalid_argument("scenario has no VM / guest");
   if (sc.machine.cpus() > kMaxCpus)
     throw std::invalid_argument("at most " + std::to_string(kMaxCpus) + " CPUs are supported");
@@ -64,6 +66,7 @@ double run_scenario(const scenario::Scenario& sc,
       vms[i].workload = workload::make_workload(spec.workload, *vms[i].guest);
 
   sim.set_tracer(tracer);
+  if (prepare) prepare(sim, vms);
   const auto t0 = std::chrono::steady_clock::now();
   sim.run();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -148,13 +151,15 @@ nlohmann::ordered_json faults_json(const FaultCounters& c) {
 
 }  // namespace
 
-nlohmann::ordered_json run_to_json(const scenario::Scenario& sc, trace::Tracer* tracer) {
+nlohmann::ordered_json run_to_json(const scenario::Scenario& sc, trace::Tracer* tracer,
+                                   std::int64_t series_interval_ns) {
   nlohmann::ordered_json j;
   j["scenario"] = sc.name;
   j["seed"] = sc.run.seed;
   double wall = 0;
   std::uint64_t events = 0, steps = 0;
   double cpu = 0;
+  std::unique_ptr<SeriesRecorder> series;
   const auto inspect = [&](Simulation& sim, std::vector<VmRun>& vms) {
     j["simulated_ns"] = sim.end_time();
     j["measured_ns"] = sim.end_time() - sim.measure_start();
@@ -189,8 +194,14 @@ nlohmann::ordered_json run_to_json(const scenario::Scenario& sc, trace::Tracer* 
     events = sim.events();
     steps = sim.inline_steps();
     cpu = sim.run_cpu_seconds();
+    if (series) j["series"] = series->json();
   };
-  wall = run_scenario(sc, inspect, tracer);
+  const auto prepare = [&](Simulation& sim, std::vector<VmRun>& vms) {
+    if (series_interval_ns <= 0) return;
+    series = std::make_unique<SeriesRecorder>(sim, vms, series_interval_ns);
+    sim.set_sampler(series.get(), series_interval_ns);
+  };
+  wall = run_scenario(sc, inspect, tracer, prepare);
   j["perf"] = {{"wall_s", wall},
                {"events", events},
                {"inline_steps", steps},

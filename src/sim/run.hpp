@@ -3,6 +3,7 @@
 // its state in thread_local context).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -33,14 +34,19 @@ std::string resolve_lock_name(const scenario::GuestSpec& g, bool host_pv_unhalt)
 // Builds and runs the simulation of `sc`; `inspect` sees it after the run, before teardown.
 // Returns the wall-clock seconds the run took. Throws scenario::ScenarioError for invalid
 // workload parameters and std::invalid_argument for an unknown lock or unsupported setup.
-// A non-null `tracer` records the run's timeline (sim/trace/tracer.hpp).
+// A non-null `tracer` records the run's timeline (sim/trace/tracer.hpp). `prepare`, if
+// given, sees the simulation once every guest and workload exists, before it runs.
 double run_scenario(const scenario::Scenario& sc,
                     const std::function<void(Simulation&, std::vector<VmRun>&)>& inspect,
-                    trace::Tracer* tracer = nullptr);
+                    trace::Tracer* tracer = nullptr,
+                    const std::function<void(Simulation&, std::vector<VmRun>&)>& prepare = {});
 
 // {"scenario", "seed", "simulated_ns", "vms": [...], "counters", "profile", "lockstat",
 // "host", "perf"}; every field except "perf" is a deterministic function of the scenario and
 // its seed. "lockstat" maps each VM to its lock instances' /proc/lock_stat rows.
-nlohmann::ordered_json run_to_json(const scenario::Scenario& sc, trace::Tracer* tracer = nullptr);
+// `series_interval_ns` > 0 adds "series" (sim/series/series.hpp), sampled at that interval of
+// simulated time from time 0; the other fields are the same as without it.
+nlohmann::ordered_json run_to_json(const scenario::Scenario& sc, trace::Tracer* tracer = nullptr,
+                                   std::int64_t series_interval_ns = 0);
 
 }  // namespace pvlock::sim

@@ -88,6 +88,9 @@ void Simulation::run() {
   platform_->attach(*this);
   queue_.push(measure_start_, EventKind::warmup_end, 0, 0);
   queue_.push(end_, EventKind::run_end, 0, 0);
+  last_sample_ = 0;
+  if (sampler_ != nullptr && sample_interval_ < end_)
+    queue_.push(sample_interval_, EventKind::sample, 0, 0);
   for (auto& g : guests_) g->start();
   faults_.attach();
   watchdog_.arm();
@@ -118,6 +121,8 @@ void Simulation::run() {
     dispatch(e);
   }
   if (!stop_ && watchdog_.limit() > 0) watchdog_.all_blocked();  // nothing left to happen
+  // The last interval may be shorter than the others (or cut by the watchdog).
+  if (sampler_ != nullptr && last_sample_ < now_) sampler_->sample(now_);
   for (auto& g : guests_) g->finish_stats();
   if (tracer_ != nullptr) tracer_->finish(now_);
   tl_ctx = saved;
@@ -136,11 +141,18 @@ void Simulation::dispatch(const Event& e) {
       return;
     }
     case EventKind::warmup_end:
+      if (sampler_ != nullptr) sampler_->before_reset();
       for (auto& g : guests_) g->reset_stats();
       platform_->measure_start();
       return;
     case EventKind::run_end:
       stop_ = true;
+      return;
+    case EventKind::sample:
+      sampler_->sample(now_);
+      last_sample_ = now_;
+      if (now_ + sample_interval_ < end_)
+        queue_.push(now_ + sample_interval_, EventKind::sample, 0, 0);
       return;
     case EventKind::watchdog:
       if (watchdog_.check()) stop_ = true;

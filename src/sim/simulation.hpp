@@ -26,6 +26,17 @@ namespace trace {
 class Tracer;
 }
 
+// A periodic observer of a run (sim/series/): sample() at every interval boundary of
+// simulated time and once more at the end; before_reset() right before the measured
+// window's statistics restart (warm-up end), so that it can carry its running totals over.
+// Sampling reads state and changes none, so a sampled run computes the same results.
+class Sampler {
+ public:
+  virtual ~Sampler() = default;
+  virtual void sample(Time now) = 0;
+  virtual void before_reset() = 0;
+};
+
 class Simulation {
  public:
   // The platform is bare metal when `platform` is null.
@@ -62,6 +73,11 @@ class Simulation {
   // Set before run(); not owned.
   void set_tracer(trace::Tracer* t) { tracer_ = t; }
   trace::Tracer* tracer() const { return tracer_; }
+  // Set before run(); not owned. `interval` > 0.
+  void set_sampler(Sampler* s, Time interval) {
+    sampler_ = s;
+    sample_interval_ = interval;
+  }
 
   // ---- vCPU progress (used by guests and the platform) ---------------------------------
   // The vCPU's current context continues at `at` (any earlier pending resume is cancelled).
@@ -111,6 +127,9 @@ class Simulation {
   std::uint64_t inline_steps_ = 0;
   bool stop_ = false;
   trace::Tracer* tracer_ = nullptr;
+  Sampler* sampler_ = nullptr;
+  Time sample_interval_ = 0;
+  Time last_sample_ = 0;
 };
 
 }  // namespace pvlock::sim

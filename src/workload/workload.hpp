@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "scenario/scenario.hpp"
@@ -21,6 +22,10 @@ class Workload {
   virtual std::string unit() const = 0;
   // Workload-specific result fields for the VM's JSON entry.
   virtual void report(nlohmann::ordered_json& vm) const { (void)vm; }
+  // Work completed since time 0, warm-up included, in the score's unit times seconds
+  // (records, ops, MB, messages): its rate over an interval is the score of that interval
+  // (sim/series/). Empty for workloads whose score is not a rate.
+  virtual std::optional<double> done() const { return std::nullopt; }
 };
 
 // Validates spec's parameters (throwing scenario::ScenarioError at the offending key) and

@@ -104,7 +104,20 @@ void KvmPlatform::count_wake_wait(const Vcpu& v, std::int64_t waited) {
 void KvmPlatform::measure_start() {
   counters_ = HostCounters{};
   for (HostCounters& c : per_guest_) c = HostCounters{};
-  measuring_ = true;
+  // Steal of the window counts from its start, also for a vCPU already waiting.
+  const std::int64_t now = sim_->now();
+  for (VcpuState& s : state_)
+    if (s.runnable_since >= 0) s.runnable_since = std::max(s.runnable_since, now);
+}
+
+std::int64_t KvmPlatform::steal_until(int guest, std::int64_t now) const {
+  std::int64_t ns = per_guest_[static_cast<std::size_t>(guest)].steal_ns;
+  for (int i = 0; i < sim_->vcpu_count(); ++i) {
+    const Vcpu& v = sim_->vcpu(i);
+    const VcpuState& s = state_[static_cast<std::size_t>(i)];
+    if (v.guest->index() == guest && s.runnable_since >= 0) ns += now - s.runnable_since;
+  }
+  return ns;
 }
 
 std::uint32_t& KvmPlatform::gen_of(VcpuState& s, Timer kind) {
@@ -191,19 +204,17 @@ void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, 
         tr->instant(*v, "preempt", now, nullptr, why);
         tr->vcpu_off_reason(*v, trace::OffReason::preempted, now);
       }
-      if (measuring_) {
-        ++counters_.preemptions;
-        ++gc(*v).preemptions;
-        // A descheduled vCPU in a spinlock's spin loop is a preempted lock waiter; one with
-        // preemption disabled outside a spin (a spinlock or OSQ section) a preempted holder.
-        const Task* t = v->curr;
-        if (s.spinning) {
-          ++counters_.lock_waiter_preemptions;
-          ++gc(*v).lock_waiter_preemptions;
-        } else if (t != nullptr && t->preempt_count > 0) {
-          ++counters_.lock_holder_preemptions;
-          ++gc(*v).lock_holder_preemptions;
-        }
+      ++counters_.preemptions;
+      ++gc(*v).preemptions;
+      // A descheduled vCPU in a spinlock's spin loop is a preempted lock waiter; one with
+      // preemption disabled outside a spin (a spinlock or OSQ section) a preempted holder.
+      const Task* t = v->curr;
+      if (s.spinning) {
+        ++counters_.lock_waiter_preemptions;
+        ++gc(*v).lock_waiter_preemptions;
+      } else if (t != nullptr && t->preempt_count > 0) {
+        ++counters_.lock_holder_preemptions;
+        ++gc(*v).lock_holder_preemptions;
       }
     }
   }
@@ -211,7 +222,7 @@ void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, 
     VcpuState& s = st(*v);
     v->pcpu = pcpu;
     if (s.queued_since >= 0) {
-      if (measuring_) count_wake_wait(*v, now - s.queued_since);
+      count_wake_wait(*v, now - s.queued_since);
       s.queued_since = -1;
     }
     // Switching to a vCPU costs the host context switch and VM entry; waking one on an idle
@@ -236,7 +247,7 @@ void KvmPlatform::wake_vcpu(Vcpu& v) {
   const host::HostScheduler::WakeOutcome outcome = sched_->wake(s.thread, now);
   using WO = host::HostScheduler::WakeOutcome;
   if (outcome == WO::queued) s.queued_since = now;
-  if (measuring_ && outcome != WO::not_blocked) {
+  if (outcome != WO::not_blocked) {
     std::uint64_t HostCounters::*field = outcome == WO::onto_idle  ? &HostCounters::wakes_onto_idle
                                          : outcome == WO::preempts ? &HostCounters::wakes_preempting
                                                                    : &HostCounters::wakes_queued;
@@ -344,11 +355,13 @@ double KvmPlatform::kick(Vcpu& from, Vcpu& to) {
     // The kick has just woken the halted thread. If its pCPU is on another socket, TTWU_QUEUE
     // left the wake-up on that CPU's wake list: the thread is TASK_WAKING and not on a run
     // queue yet, and yield_to() gives up ("p->state" is not TASK_RUNNING).
+    ++gc(from).kick_yields_tried;
     if (sc_.host->ttwu_queue && was_blocked && sched_->runnable(target) &&
         !sched_->running(target) && !sched_->shares_cache(from.pcpu, sched_->pcpu_of(target)))
       ++counters_.kick_yields_tried;
-    else
-      directed_yield(from, to, counters_.kick_yields_tried, counters_.kick_yields);
+    else if (directed_yield(from, to, counters_.kick_yields_tried, counters_.kick_yields) ==
+             host::YieldResult::yielded)
+      ++gc(from).kick_yields;
   }
   return sc_.costs.hypercall_ns + sc_.costs.kick_send_ns;
 }
@@ -383,10 +396,8 @@ void KvmPlatform::halt_ended(Vcpu& v) {
 void KvmPlatform::masked_wake(Vcpu& v) {
   VcpuState& s = st(v);
   s.halt = HaltState::checking;
-  if (measuring_) {
-    ++counters_.halt_masked_wakes;
-    ++gc(v).halt_masked_wakes;
-  }
+  ++counters_.halt_masked_wakes;
+  ++gc(v).halt_masked_wakes;
   // kvm_vcpu_wake_up() marks the vCPU ready under the interrupt-delivery boost.
   if (sc_.host->kvm.irq_boost) s.ready = true;
   if (trace::Tracer* tr = sim_->tracer()) tr->instant(v, "masked-IRQ wake", sim_->now());
@@ -468,6 +479,7 @@ void KvmPlatform::kvm_vcpu_on_spin(Vcpu& me) {
         return eligible;
       },
       [&](int i) {
+        ++gc(me).ple_yields_tried;
         return directed_yield(me, g.vcpu(i), counters_.ple_yields_tried, counters_.ple_yields);
       });
   if (target >= 0) {
@@ -528,7 +540,7 @@ void KvmPlatform::on_event(const Event& e) {
       s.preempted = false;
       s.ple_window = hs.kvm.ple_window_cycles;
       s.in_spin_loop = false;
-      if (s.runnable_since >= 0 && measuring_) {
+      if (s.runnable_since >= 0) {
         counters_.steal_ns += now - s.runnable_since;
         gc(v).steal_ns += now - s.runnable_since;
       }

@@ -36,6 +36,8 @@
 
 namespace pvlock::sim {
 
+// Counted from time 0 and zeroed when the measured window starts (measure_start()), so a
+// run's totals cover the window and a sampler (sim/series/) also sees the warm-up.
 struct HostCounters {
   std::uint64_t exits_hlt = 0;
   std::uint64_t exits_kick = 0;
@@ -67,7 +69,7 @@ struct HostCounters {
   std::uint64_t wake_waits_ended_by_yield = 0;
   std::uint64_t wake_waits_ended_by_block = 0;
   std::uint64_t wake_waits_ended_by_tick = 0;
-  std::int64_t steal_ns = 0;  // runnable but not running (measured window)
+  std::int64_t steal_ns = 0;  // runnable but not running, counted at schedule-in
   std::int64_t run_ns = 0;
 };
 
@@ -91,6 +93,9 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   const HostCounters& counters() const { return counters_; }
   // Per-guest host counters (index = guest index).
   const std::vector<HostCounters>& guest_counters() const { return per_guest_; }
+  // The guest's steal_ns as it stands at `now`, waits still in progress included (the
+  // counter itself adds a wait when it ends).
+  std::int64_t steal_until(int guest, std::int64_t now) const;
   const host::HostScheduler& scheduler() const { return *sched_; }
 
  private:
@@ -161,7 +166,6 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   std::vector<bool> guest_pinned_;  // per guest: dedicated pCPUs
   HostCounters counters_;
   std::vector<HostCounters> per_guest_;
-  bool measuring_ = false;
   std::vector<host::ThreadId> hk_thread_;    // per pCPU (empty = no housekeeping)
   std::vector<std::int64_t> hk_exec_start_;  // its sum_exec when it last woke
   Rng hk_rng_;
