@@ -6,6 +6,10 @@
                                          ratios with their tolerance bands
   plot.py sweep RESULTS.jsonl KEY OUTDIR line chart of every VM score against sweep key KEY,
                                          one line per combination of the other keys
+  plot.py series RUN.json OUTDIR         a `pvlock run --series MS --json` result over time:
+                                         score per VM, and the event rates that explain it
+                                         (PLE exits and yields, kicks, halts, wait-early,
+                                         steal, kick-to-run latency), warm-up shaded
 """
 import json
 import math
@@ -101,11 +105,53 @@ def plot_sweep(results_path, key, outdir):
     return [path]
 
 
+def plot_series(run_path, outdir):
+    with open(run_path) as f:
+        run = json.load(f)
+    if "series" not in run:
+        raise SystemExit(f"plot.py: {run_path} has no 'series' (run with --series MS --json)")
+    series = run["series"]
+    names = [c["name"] for c in series["columns"]]
+    col = {n: i for i, n in enumerate(names)}
+    warmup_ms = (run["simulated_ns"] - run["measured_ns"]) / 1e6
+    panels = [
+        ("score", ["score"], "score ({unit})"),
+        ("vCPU time stolen", ["steal_pct"], "% runnable, not running"),
+        ("host: pause-loop exits and directed yields",
+         ["ple_exits", "ple_yields", "kick_yields"], "per second"),
+        ("guest: halts and wait-early", ["kicks", "halt_blocks", "pv_wait_early"], "per second"),
+        ("latency", ["kick_to_run_us", "queued_wake_wait_us"], "us (mean)"),
+    ]
+    os.makedirs(outdir, exist_ok=True)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(10, 2.3 * len(panels)), sharex=True)
+    for ax, (title, cols, ylabel) in zip(axes, panels):
+        for vm, s in series["vms"].items():
+            t = [r[0] for r in s["rows"]]
+            for c in cols:
+                label = vm if len(cols) == 1 else f"{vm} {c}"
+                ax.plot(t, [r[col[c]] for r in s["rows"]], label=label, linewidth=1)
+        unit = next(iter(series["vms"].values()))["score_unit"] or "n/a"
+        ax.set_title(title, fontsize=9)
+        ax.set_ylabel(ylabel.format(unit=unit), fontsize=8)
+        if warmup_ms > 0:
+            ax.axvspan(0, warmup_ms, color="0.9", zorder=0)
+        ax.legend(fontsize=6, ncol=3)
+    axes[-1].set_xlabel("simulated time (ms); warm-up shaded")
+    fig.suptitle(f"{run['scenario']} seed {run['seed']}", fontsize=10)
+    fig.tight_layout()
+    path = os.path.join(outdir, "series.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return [path]
+
+
 def main(argv):
     if len(argv) >= 4 and argv[1] == "reproduce":
         paths = plot_reproduce(argv[2], argv[3])
     elif len(argv) >= 5 and argv[1] == "sweep":
         paths = plot_sweep(argv[2], argv[3], argv[4])
+    elif len(argv) >= 4 and argv[1] == "series":
+        paths = plot_series(argv[2], argv[3])
     else:
         print(__doc__, file=sys.stderr)
         return 2
