@@ -3,7 +3,8 @@
 #   scripts/docs-figures.sh [BUILD_DIR]        (default: build)
 # Writes docs/seeds/fig/seedNNN.png (published vs simulated, tools/plot.py),
 # docs/seeds/fig/seed000-cascade.png and seed001-kick-boost.png (vCPU timelines,
-# tools/plot_trace.py) and docs/seeds/data/ (the JSON the docs quote). Needs
+# tools/plot_trace.py), seed000-series-{plain,boosted}.png (run --series, tools/plot.py)
+# and docs/seeds/data/ (the JSON the docs quote). Needs
 # python3-matplotlib. Takes a few minutes on two cores.
 set -eu
 cd "$(dirname "$0")/.."
@@ -32,6 +33,22 @@ range=$(awk '!r && $4 + 0 >= 10 { split($1, t, "-"); r = (t[1] - 100) " " (t[2] 
 tools/plot_trace.py vcpus "$tmp/seed000.json" vm0 $range "$fig/seed000-cascade.png" 24
 # The same guest with the reverted rule, for the counters.
 "$pv" run experiments/seed000/ebizzy-3vm.toml --json > "$data/seed000-revert-plain.json"
+
+# Seed 000 over time (run --series): the 2017 guest on the plain and on the boosted host,
+# per 10 ms from the start; the charts and the series alone (not the whole run) as data.
+for host in plain boosted; do
+  boosts=""
+  [ "$host" = boosted ] && boosts="--set host.kvm.irq_boost=true --set host.kvm.kick_boost=true"
+  # shellcheck disable=SC2086
+  "$pv" run $seed000 $boosts --series 10 --json > "$tmp/series-$host.json"
+  tools/plot.py series "$tmp/series-$host.json" "$tmp/series-$host" > /dev/null
+  cp "$tmp/series-$host/series.png" "$fig/seed000-series-$host.png"
+  python3 -c '
+import json, sys
+run = json.load(open(sys.argv[1]))
+json.dump({"scenario": run["scenario"], "seed": run["seed"], "series": run["series"]}, sys.stdout)
+print()' "$tmp/series-$host.json" > "$data/seed000-series-$host.json"
+done
 
 # Seed 001: 2 VMs with and without the kick boost (irq_boost on, as in the experiment).
 seed001="experiments/seed001/ebizzy.toml --set vm[0].count=2"
