@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "reproduce/explain.hpp"
 #include "reproduce/reproduce.hpp"
 #include "scenario/parse.hpp"
 #include "sim/run.hpp"
@@ -105,9 +106,15 @@ void register_reproduce(CLI::App& app, Action& action) {
           fmt::print(stderr, "reproduce: {}/{} runs\n", done, total);
         if (tty && done == total) fmt::print(stderr, "\n");
       };
-      const reproduce::Runner runner = [](const std::string& path,
-                                          const std::vector<std::string>& overrides) {
-        return sim::run_to_json(scenario::load_scenario_file(path, overrides));
+      // --explain also samples each run (quarters of its window); sampling changes nothing.
+      const reproduce::Runner runner = [explain = a.explain](
+                                           const std::string& path,
+                                           const std::vector<std::string>& overrides) {
+        const scenario::Scenario sc = scenario::load_scenario_file(path, overrides);
+        const std::int64_t series =
+            explain ? reproduce::quarters_series_interval_ns(sc.run.warmup_ms, sc.run.duration_ms)
+                    : 0;
+        return sim::run_to_json(sc, nullptr, series);
       };
       const auto t0 = std::chrono::steady_clock::now();
       const auto results = reproduce::run_experiments(exps, o, runner);

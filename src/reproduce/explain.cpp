@@ -3,6 +3,8 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cmath>
+#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -121,13 +123,52 @@ std::string host_and_locks_line(const nlohmann::ordered_json& run) {
   return out;
 }
 
+// The mean VM score in each quarter of the measured window, from the run's series (rows of
+// [t_ms, score, ...], each the rate over the interval ending at t_ms).
+std::string quarters_line(const nlohmann::ordered_json& run) {
+  if (!run.contains("series")) return {};
+  const auto& series = run.at("series");
+  const double window = num(run, "measured_ns") / 1e6;
+  const double start = num(run, "simulated_ns") / 1e6 - window;
+  const auto& vms = series.at("vms");
+  if (window <= 0 || vms.empty()) return {};
+  std::string unit;
+  double q[4] = {0, 0, 0, 0};
+  for (const auto& [name, vm] : vms.items()) {
+    unit = vm.at("score_unit").get<std::string>();
+    if (unit.empty()) return {};  // the score is not a rate
+    double prev = 0;
+    for (const auto& row : vm.at("rows")) {
+      const double t = row.at(0).get<double>(), score = row.at(1).get<double>();
+      for (int k = 0; k < 4; ++k) {
+        const double lo = start + window * k / 4, hi = start + window * (k + 1) / 4;
+        const double overlap = std::min(t, hi) - std::max(prev, lo);
+        if (overlap > 0) q[k] += score * overlap / (window / 4);
+      }
+      prev = t;
+    }
+  }
+  const auto n = static_cast<double>(vms.size());
+  return fmt::format("score by quarter of the window (mean VM): {} / {} / {} / {} {}", si(q[0] / n),
+                     si(q[1] / n), si(q[2] / n), si(q[3] / n), unit);
+}
+
 }  // namespace
 
 std::string explain_run(const nlohmann::ordered_json& run) {
-  const std::string a = profile_line(run), b = host_and_locks_line(run);
-  if (a.empty()) return b;
-  if (b.empty()) return a;
-  return a + "\n" + b;
+  std::string out;
+  for (const std::string& line : {quarters_line(run), profile_line(run), host_and_locks_line(run)})
+    if (!line.empty()) out += (out.empty() ? "" : "\n") + line;
+  return out;
+}
+
+std::int64_t quarters_series_interval_ns(double warmup_ms, double duration_ms) {
+  const auto w = static_cast<std::int64_t>(std::llround(warmup_ms * 1e6));
+  const auto d = static_cast<std::int64_t>(std::llround(duration_ms * 1e6));
+  if (d <= 0 || d % 4 != 0 || w < 0) return 0;
+  const std::int64_t g = std::gcd(w, d / 4);
+  if (g <= 0 || (w + d) / g > 4000) return 0;
+  return g;
 }
 
 }  // namespace pvlock::reproduce

@@ -5,11 +5,19 @@
 // kick-to-run latency). Rates are per second of measured time.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
 namespace pvlock::reproduce {
 
+// With a "series" in the run (sim/series/), the first line is the score per quarter of the
+// measured window, so that a cell whose run changes regime mid-window says so.
 std::string explain_run(const nlohmann::ordered_json& run);
+
+// The `run --series` interval that makes the quarters of a run's window whole rows: the
+// greatest common divisor of the warm-up and a quarter of the window, in ns; 0 when that
+// would take more than a few thousand rows (then the quarters are left out).
+std::int64_t quarters_series_interval_ns(double warmup_ms, double duration_ms);
 
 }  // namespace pvlock::reproduce

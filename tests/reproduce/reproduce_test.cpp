@@ -368,6 +368,45 @@ TEST(Explain, SummarisesProfileHostAndSlowPathPerSecond) {
   EXPECT_EQ(explain_run(nlohmann::ordered_json::object()), "");
 }
 
+TEST(Explain, GivesTheScorePerQuarterOfTheWindowFromTheSeries) {
+  // 20 ms of warm-up, 40 ms window, 10 ms rows: quarters are the last four rows, averaged
+  // over the two VMs.
+  nlohmann::ordered_json run;
+  run["simulated_ns"] = 60000000;
+  run["measured_ns"] = 40000000;
+  auto rows = [](std::vector<double> scores) {
+    nlohmann::ordered_json r = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < scores.size(); ++i)
+      r.push_back({10.0 * static_cast<double>(i + 1), scores[i], 0.0});
+    return r;
+  };
+  run["series"]["vms"]["a"] = {{"score_unit", "records/s"},
+                               {"rows", rows({0, 99, 1000, 2000, 3000, 4000})}};
+  run["series"]["vms"]["b"] = {{"score_unit", "records/s"},
+                               {"rows", rows({0, 99, 3000, 4000, 5000, 6000})}};
+  run["host"] = {{"steal_pct", 10.0}};
+  EXPECT_EQ(explain_run(run),
+            "score by quarter of the window (mean VM): 2.0k / 3.0k / 4.0k / 5.0k records/s\n"
+            "steal 10%");
+  // Rows that straddle the quarters (15 ms rows over 10 ms quarters) are split by overlap.
+  run["series"]["vms"] = nlohmann::ordered_json::object();
+  run["series"]["vms"]["a"] = {{"score_unit", "ops/s"},
+                               {"rows", {{15.0, 0.0}, {30.0, 100.0}, {45.0, 200.0}, {60.0, 400.0}}}};
+  EXPECT_EQ(explain_run(run),
+            "score by quarter of the window (mean VM): 100 / 200 / 300 / 400 ops/s\nsteal 10%");
+  // A workload whose score is not a rate has no quarters.
+  run["series"]["vms"]["a"]["score_unit"] = "";
+  EXPECT_EQ(explain_run(run), "steal 10%");
+}
+
+TEST(Explain, QuartersIntervalDividesTheWarmUpAndTheQuarters) {
+  EXPECT_EQ(quarters_series_interval_ns(100, 150), 12'500'000);  // gcd(100, 37.5) ms
+  EXPECT_EQ(quarters_series_interval_ns(20, 200), 10'000'000);
+  EXPECT_EQ(quarters_series_interval_ns(0, 60), 15'000'000);
+  EXPECT_EQ(quarters_series_interval_ns(0.001, 300), 0);  // 1 us rows: too many
+  EXPECT_EQ(quarters_series_interval_ns(10, 0), 0);
+}
+
 TEST(Explain, SaysWhereWokenVcpusWentAndWhatEndedTheirWait) {
   nlohmann::ordered_json run;
   run["measured_ns"] = 100000000;  // 0.1 s
