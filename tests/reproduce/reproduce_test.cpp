@@ -390,8 +390,9 @@ TEST(Explain, GivesTheScorePerQuarterOfTheWindowFromTheSeries) {
             "steal 10%");
   // Rows that straddle the quarters (15 ms rows over 10 ms quarters) are split by overlap.
   run["series"]["vms"] = nlohmann::ordered_json::object();
-  run["series"]["vms"]["a"] = {{"score_unit", "ops/s"},
-                               {"rows", {{15.0, 0.0}, {30.0, 100.0}, {45.0, 200.0}, {60.0, 400.0}}}};
+  run["series"]["vms"]["a"] = {
+      {"score_unit", "ops/s"},
+      {"rows", {{15.0, 0.0}, {30.0, 100.0}, {45.0, 200.0}, {60.0, 400.0}}}};
   EXPECT_EQ(explain_run(run),
             "score by quarter of the window (mean VM): 100 / 200 / 300 / 400 ops/s\nsteal 10%");
   // A workload whose score is not a rate has no quarters.
