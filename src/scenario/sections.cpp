@@ -84,7 +84,6 @@ void read_costs(Section& s, Costs& c) {
       {"hlt_exit_ns", &c.hlt_exit_ns},
       {"ipi_send_ns", &c.ipi_send_ns},
       {"ipi_handle_ns", &c.ipi_handle_ns},
-      {"posted_intr_ns", &c.posted_intr_ns},
       {"host_wake_idle_ns", &c.host_wake_idle_ns},
       {"host_wake_polling_ns", &c.host_wake_polling_ns},
       {"vcpu_switch_ns", &c.vcpu_switch_ns},

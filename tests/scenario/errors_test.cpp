@@ -86,7 +86,7 @@ const BrokenCase kCases[] = {
     {"unknown_cost", "[costs]\npause = 1\n[workload]\ntype = \"x\"\n",
      "t.toml:2:1: costs.pause: unknown key 'pause' in [costs]; known: pause_ns, l1_hit_ns, "
      "xfer_smt_ns, xfer_socket_ns, xfer_remote_ns, atomic_local_ns, vmexit_ns, hypercall_ns, "
-     "kick_send_ns, hlt_exit_ns, ipi_send_ns, ipi_handle_ns, posted_intr_ns, host_wake_idle_ns, "
+     "kick_send_ns, hlt_exit_ns, ipi_send_ns, ipi_handle_ns, host_wake_idle_ns, "
      "host_wake_polling_ns, vcpu_switch_ns, guest_ctx_switch_ns, guest_wake_ns"},
     {"bare_metal_no_workload", "[run]\nseed = 3\n",
      "t.toml:1:1: workload: a bare-metal scenario (no [host]) needs a [workload] section"},
