@@ -105,17 +105,17 @@ struct MachineSpec {
 // Costs in ns. Defaults: ../shared/research/costs.md, profile `skylake-2s`; the comment on
 // each says M (measured), V (vendor/kernel constant), E (estimate).
 struct Costs {
-  double pause_ns = 50;               // PAUSE, 140 cycles at 2.8 GHz [V/M]
-  double l1_hit_ns = 1.6;             // [M]
-  double xfer_smt_ns = 7.5;           // line transfer between SMT siblings [M]
-  double xfer_socket_ns = 47;         // same socket [M]
-  double xfer_remote_ns = 134;        // cross socket [M]
-  double atomic_local_ns = 7;         // uncontended lock xadd/cmpxchg on an owned line [M]
-  double vmexit_ns = 620;             // handled exit round trip (vmcall/cpuid class) [M]
-  double hypercall_ns = 620;          // vmcall [M]
-  double kick_send_ns = 300;          // kvm_vcpu_kick on top of the hypercall [E]
-  double hlt_exit_ns = 700;           // HLT exit before poll/block [E]
-  double ipi_send_ns = 700;           // x2APIC ICR write exit on the sender [E]
+  double pause_ns = 50;         // PAUSE, 140 cycles at 2.8 GHz [V/M]
+  double l1_hit_ns = 1.6;       // [M]
+  double xfer_smt_ns = 7.5;     // line transfer between SMT siblings [M]
+  double xfer_socket_ns = 47;   // same socket [M]
+  double xfer_remote_ns = 134;  // cross socket [M]
+  double atomic_local_ns = 7;   // uncontended lock xadd/cmpxchg on an owned line [M]
+  double vmexit_ns = 620;       // handled exit round trip (vmcall/cpuid class) [M]
+  double hypercall_ns = 620;    // vmcall [M]
+  double kick_send_ns = 300;    // kvm_vcpu_kick on top of the hypercall [E]
+  double hlt_exit_ns = 700;     // HLT exit before poll/block [E]
+  double ipi_send_ns = 700;     // x2APIC ICR write exit on the sender [E]
   // guest IPI handler on the target, with its injection [M->]; the posted-interrupt
   // notification to a running vCPU (costs.md: ~300 ns, no exit) is part of it.
   double ipi_handle_ns = 1000;
