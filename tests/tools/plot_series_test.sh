@@ -3,20 +3,14 @@
 # over-committed PV run becomes a PNG chart. Exit 77 = skipped (no matplotlib).
 set -eu
 pv=$1 plot=$2 scenario=$3 out=$4
-if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
-  echo "SKIPPED: python3-matplotlib is not installed (apt-get install python3-matplotlib)"
-  exit 77
-fi
+. "$(dirname "$0")/common.sh"
+require_matplotlib
 rm -rf "$out"
 mkdir -p "$out"
 "$pv" run "$scenario" --series 1 --json > "$out/run.json"
 /usr/bin/python3 "$plot" series "$out/run.json" "$out" > "$out/list"
 png=$(cat "$out/list")
-magic=$(head -c 8 "$png" | od -An -tx1 | tr -d ' \n')
-if [ "$magic" != "89504e470d0a1a0a" ]; then
-  echo "FAIL: $png is not a PNG (magic $magic)"
-  exit 1
-fi
+check_png "$png"
 # A run without a series is refused with a message, not a traceback.
 "$pv" run "$scenario" --json > "$out/plain.json"
 if /usr/bin/python3 "$plot" series "$out/plain.json" "$out/x" > "$out/err" 2>&1 ||

@@ -3,21 +3,15 @@
 # into PNG files (checked by their magic bytes). Exit 77 = skipped (no matplotlib).
 set -eu
 plot=$1 data=$2 out=$3
-if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
-  echo "SKIPPED: python3-matplotlib is not installed (apt-get install python3-matplotlib)"
-  exit 77
-fi
+. "$(dirname "$0")/common.sh"
+require_matplotlib
 rm -rf "$out"
 mkdir -p "$out"
 /usr/bin/python3 "$plot" reproduce "$data/reproduce.json" "$out/reproduce" > "$out/reproduce.list"
 /usr/bin/python3 "$plot" sweep "$data/sweep.jsonl" vm[0].count "$out/sweep" > "$out/sweep.list"
 n=0
 for png in $(cat "$out/reproduce.list" "$out/sweep.list"); do
-  magic=$(head -c 8 "$png" | od -An -tx1 | tr -d ' \n')
-  if [ "$magic" != "89504e470d0a1a0a" ]; then
-    echo "FAIL: $png is not a PNG (magic $magic)"
-    exit 1
-  fi
+  check_png "$png"
   n=$((n + 1))
 done
 expected=$(( $(/usr/bin/python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["experiments"]))' "$data/reproduce.json") + 1 ))

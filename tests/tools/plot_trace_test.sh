@@ -4,10 +4,8 @@
 # Exit 77 = skipped (no matplotlib).
 set -eu
 pv=$1 tool=$2 scenario=$3 out=$4
-if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
-  echo "SKIPPED: python3-matplotlib is not installed (apt-get install python3-matplotlib)"
-  exit 77
-fi
+. "$(dirname "$0")/common.sh"
+require_matplotlib
 rm -rf "$out"
 mkdir -p "$out"
 "$pv" run "$scenario" --trace "$out/t.json" --trace-window 0.01:0.014 > /dev/null 2> "$out/run.err"
@@ -17,9 +15,5 @@ if ! grep -Eq '<- prev vm0/vcpu[0-9]+ \((halted|preempted|running)\)' "$out/casc
   exit 1
 fi
 /usr/bin/python3 "$tool" vcpus "$out/t.json" vm0 10000 14000 "$out/vcpus.png" 8 > /dev/null
-magic=$(head -c 8 "$out/vcpus.png" | od -An -tx1 | tr -d ' \n')
-if [ "$magic" != "89504e470d0a1a0a" ]; then
-  echo "FAIL: $out/vcpus.png is not a PNG"
-  exit 1
-fi
+check_png "$out/vcpus.png"
 echo "OK: $(grep -c '<- prev' "$out/cascades.txt") pv_wait_early links, vcpus.png"
