@@ -48,12 +48,11 @@ SeriesRecorder::SeriesRecorder(Simulation& sim, const std::vector<VmRun>& vms, T
       kvm_(dynamic_cast<const KvmPlatform*>(&sim.platform())),
       interval_(interval),
       rows_(vms.size()) {
-  prev_.reserve(vms.size());
-  for (std::size_t k = 0; k < vms.size(); ++k) prev_.emplace_back(kRawCount, 0.0);
+  prev_.assign(vms.size(), Snapshot{});
 }
 
 SeriesRecorder::Snapshot SeriesRecorder::take(std::size_t vm, Time now) const {
-  Snapshot s(kRawCount, 0.0);
+  Snapshot s{};
   const VmRun& run = vms_[vm];
   s[kDone] = run.workload->done().value_or(0.0);
   const LockEventCounts& c = run.guest->counters();
@@ -98,7 +97,7 @@ void SeriesRecorder::sample(Time now) {
   if (dt_s <= 0) return;
   for (std::size_t k = 0; k < vms_.size(); ++k) {
     const Snapshot cur = take(k, now);
-    Snapshot d(kRawCount);
+    Snapshot d{};
     for (std::size_t i = 0; i < kRawCount; ++i) d[i] = cur[i] - prev_[k][i];
     const double vcpus = static_cast<double>(vms_[k].guest->vcpu_count());
     auto rate = [&](Raw r) { return d[r] / dt_s; };

@@ -9,6 +9,7 @@
 // totals into the previous snapshot so that the interval spanning the reset stays whole.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -58,7 +59,7 @@ class SeriesRecorder final : public Sampler {
   };
 
  private:
-  using Snapshot = std::vector<double>;
+  using Snapshot = std::array<double, kRawCount>;
   Snapshot take(std::size_t vm, Time now) const;
 
   const Simulation& sim_;
