@@ -134,7 +134,18 @@ struct HostSpec {
   std::int64_t wakeup_granularity_ns = 4'000'000;
   std::int64_t eevdf_base_slice_ns = 3'000'000;
   std::int64_t tick_ns = 1'000'000;  // host HZ=1000
-  std::int64_t balance_interval_ns = 4'000'000;
+  // Periodic load balancing (rebalance_domains), per sched domain -- SMT siblings, socket,
+  // machine -- checked at every tick: a domain is balanced every `weight x
+  // balance_interval_per_cpu_ns` (sd_init: balance_interval = sd_weight ms) [V], times
+  // `balance_busy_factor` (32) [V] when the pCPU is busy. An idle pCPU takes no tick
+  // (NO_HZ idle): between these balances only a wake-up or a newidle pull gives it work.
+  std::int64_t balance_interval_per_cpu_ns = 1'000'000;
+  std::int64_t balance_busy_factor = 32;
+  // sysctl_sched_migration_cost (500 us) [V]: a pCPU going idle pulls a waiting thread
+  // (newidle_balance) only if its average idle period (avg_idle) is at least this long, and
+  // never a thread that ran within this long (task_hot: its cache is still warm where it
+  // was). 0: every idle pCPU pulls at once, whatever the thread.
+  std::int64_t migration_cost_ns = 500'000;
   int stress_threads = 0;  // extra CPU-bound host threads (stress --cpu N)
   // Host housekeeping per pCPU (timer softirqs, RCU, kworkers, QEMU I/O threads): a pinned
   // host thread that wakes at exponentially distributed intervals and runs a short burst.

@@ -102,7 +102,9 @@ void read_host(Section& s, HostSpec& h) {
   s.read("wakeup_granularity_ns", h.wakeup_granularity_ns, 0, kMaxIntervalNs);
   s.read("eevdf_base_slice_ns", h.eevdf_base_slice_ns, 1, kMaxIntervalNs);
   s.read("tick_ns", h.tick_ns, kMinTickNs, kMaxIntervalNs);
-  s.read("balance_interval_ns", h.balance_interval_ns, kMinTickNs, kMaxIntervalNs);
+  s.read("balance_interval_per_cpu_ns", h.balance_interval_per_cpu_ns, 1000, kMaxIntervalNs);
+  s.read("balance_busy_factor", h.balance_busy_factor, 1, 1000);
+  s.read("migration_cost_ns", h.migration_cost_ns, 0, kMaxIntervalNs);
   s.read("stress_threads", h.stress_threads, 0, 4096);
   s.read("housekeeping_interval_ns", h.housekeeping_interval_ns, 0, kMaxIntervalNs);
   s.read("housekeeping_ns", h.housekeeping_ns, 0, kMaxIntervalNs);

@@ -30,13 +30,13 @@ HostScheduler::Topology topo(int pcpus, int sockets = 1) {
   return t;
 }
 
-// Runs ticks (1 ms) and balancing (4 ms) until `end`.
+// Runs ticks (1 ms), each with its balance check, until `end`.
 void run_until(HostScheduler& s, const scenario::HostSpec& spec, std::int64_t& now,
                std::int64_t end) {
   while (now < end) {
     now += spec.tick_ns;
     for (int p = 0; p < s.pcpus(); ++p) s.tick(p, now);
-    if (now % spec.balance_interval_ns == 0) s.balance(now);
+    s.balance(now);
   }
 }
 
@@ -233,6 +233,7 @@ TEST(HostScheduler, PinnedThreadsNeverMigrate) {
 
 TEST(HostScheduler, WakePrefersAnIdlePcpuOfTheSameSocket) {
   scenario::HostSpec spec;
+  spec.migration_cost_ns = 0;  // at time 0 every thread is cache-hot: let pCPU 1 pull one
   Recorder rec;
   HostScheduler s(spec, topo(4, 2), rec);  // pCPUs 0,1 socket 0; 2,3 socket 1
   const ThreadId a = s.add_thread(0, false);

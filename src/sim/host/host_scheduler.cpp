@@ -8,8 +8,40 @@ namespace pvlock::sim::host {
 HostScheduler::HostScheduler(const scenario::HostSpec& spec, Topology topo, Listener& listener)
     : spec_(spec), topo_(std::move(topo)), listener_(listener) {
   rqs_.resize(static_cast<std::size_t>(topo_.pcpus));
+  // avg_idle starts at twice the migration cost (init_sched: 2 * sysctl_sched_migration_cost).
+  for (RunQueue& q : rqs_) q.avg_idle = 2 * spec_.migration_cost_ns;
   if (topo_.socket_of.size() != static_cast<std::size_t>(topo_.pcpus))
     topo_.socket_of.assign(static_cast<std::size_t>(topo_.pcpus), 0);
+  if (topo_.core_of.size() != static_cast<std::size_t>(topo_.pcpus)) {
+    topo_.core_of.resize(static_cast<std::size_t>(topo_.pcpus));
+    for (int p = 0; p < topo_.pcpus; ++p) topo_.core_of[static_cast<std::size_t>(p)] = p;
+  }
+  // The pCPUs' balancing is out of phase (their intervals drift with load): pCPU p first
+  // balances each domain p/pcpus of an idle interval after the start.
+  weight_.resize(static_cast<std::size_t>(topo_.pcpus));
+  for (int p = 0; p < topo_.pcpus; ++p)
+    for (int l = 0; l < kLevels; ++l) {
+      int n = 0;
+      for (int q = 0; q < topo_.pcpus; ++q) n += in_domain(p, q, l) ? 1 : 0;
+      weight_[static_cast<std::size_t>(p)][static_cast<std::size_t>(l)] = n;
+    }
+  last_balance_.resize(static_cast<std::size_t>(topo_.pcpus));
+  for (int p = 0; p < topo_.pcpus; ++p)
+    for (int l = 0; l < kLevels; ++l)
+      last_balance_[static_cast<std::size_t>(p)][static_cast<std::size_t>(l)] =
+          -domain_weight(p, l) * spec_.balance_interval_per_cpu_ns * p / topo_.pcpus;
+}
+
+bool HostScheduler::in_domain(int a, int b, int level) const {
+  switch (level) {
+    case kSmt:
+      return topo_.core_of[static_cast<std::size_t>(a)] ==
+             topo_.core_of[static_cast<std::size_t>(b)];
+    case kSocket:
+      return shares_cache(a, b);
+    default:
+      return true;
+  }
 }
 
 ThreadId HostScheduler::add_thread(int home_pcpu, bool pinned) {
@@ -199,8 +231,14 @@ void HostScheduler::schedule(int pcpu, std::int64_t now) {
   }
   q.curr = kIdle;
   ThreadId next = pick_next(pcpu);
-  if (next == kIdle && pull_one(pcpu, now)) next = pick_next(pcpu);
+  if (next == kIdle) {
+    // newidle_balance(): stamp the start of the idle period; pull only if this pCPU's idle
+    // periods have lately been long enough to pay for a migration (avg_idle).
+    if (prev != kIdle) q.idle_stamp = now;
+    if (q.avg_idle >= spec_.migration_cost_ns && pull_one(pcpu, now, true)) next = pick_next(pcpu);
+  }
   if (next != kIdle) {
+    q.idle_stamp = -1;
     Thread& n = threads_[idx(next)];
     n.state = State::running;
     n.exec_start = now;
@@ -258,6 +296,14 @@ HostScheduler::WakeOutcome HostScheduler::wake(ThreadId t, std::int64_t now) {
   update_curr(target, now);
   place_on_wake(th, rq(target));
   const bool idle = rq(target).curr == kIdle;
+  if (RunQueue& tq = rq(target); idle && tq.idle_stamp >= 0) {
+    // ttwu_do_wakeup(): fold the idle period that ends into avg_idle (update_avg, 1/8),
+    // capped at twice the cost of a newidle balance (max_idle_balance_cost, here the
+    // migration cost it starts from).
+    tq.avg_idle += (now - tq.idle_stamp - tq.avg_idle) / 8;
+    tq.avg_idle = std::min(tq.avg_idle, 2 * spec_.migration_cost_ns);
+    tq.idle_stamp = -1;
+  }
   enqueue(target, t);
   if (!should_preempt_on_wake(rq(target), t)) return WakeOutcome::queued;
   schedule(target, now);
@@ -276,10 +322,7 @@ void HostScheduler::block(ThreadId t, std::int64_t now) {
 void HostScheduler::tick(int pcpu, std::int64_t now) {
   cause_ = Cause::tick;
   RunQueue& q = rq(pcpu);
-  if (q.curr == kIdle) {
-    if (pull_one(pcpu, now)) schedule(pcpu, now);
-    return;
-  }
+  if (q.curr == kIdle) return;  // NO_HZ idle: an idle pCPU takes no tick
   update_curr(pcpu, now);
   if (q.queued.empty()) return;
   Thread& c = threads_[idx(q.curr)];
@@ -332,17 +375,22 @@ bool HostScheduler::yield_to(ThreadId from, ThreadId to, std::int64_t now) {
   return true;
 }
 
-bool HostScheduler::pull_one(int pcpu, std::int64_t now) {
-  (void)now;
+bool HostScheduler::pull_one(int pcpu, std::int64_t now, bool newidle, int level, int min_gap) {
+  auto movable_thread = [&](ThreadId t) {
+    const Thread& th = threads_[idx(t)];
+    return !th.pinned && !(newidle && cache_hot(th, now));
+  };
   const int sock = topo_.socket_of[static_cast<std::size_t>(pcpu)];
   int best = -1;
   std::size_t best_queued = 0;
   bool best_same_socket = false;
   for (int i = 1; i < topo_.pcpus; ++i) {
     const int p = (pcpu + i) % topo_.pcpus;
+    if (!in_domain(pcpu, p, level)) continue;
+    if (min_gap > 0 && nr_running(p) < nr_running(pcpu) + min_gap) continue;
     const RunQueue& q = rq(p);
     bool movable = false;
-    for (ThreadId t : q.queued) movable = movable || !threads_[idx(t)].pinned;
+    for (ThreadId t : q.queued) movable = movable || movable_thread(t);
     if (!movable) continue;
     const bool same = topo_.socket_of[static_cast<std::size_t>(p)] == sock;
     // Prefer the busiest queue of our own socket (the first sched domain), then any.
@@ -356,7 +404,7 @@ bool HostScheduler::pull_one(int pcpu, std::int64_t now) {
   if (best == -1) return false;
   // detach_tasks() walks from the least recently enqueued task.
   for (ThreadId t : rq(best).queued) {
-    if (threads_[idx(t)].pinned) continue;
+    if (!movable_thread(t)) continue;
     dequeue(best, t);
     migrate(t, best, pcpu);
     enqueue(pcpu, t);
@@ -367,28 +415,29 @@ bool HostScheduler::pull_one(int pcpu, std::int64_t now) {
 
 void HostScheduler::balance(std::int64_t now) {
   cause_ = Cause::balance;
-  for (int p = 0; p < topo_.pcpus; ++p)
-    if (rq(p).curr == kIdle && pull_one(p, now)) schedule(p, now);
-  // Even out run-queue lengths that differ by two or more (load_balance()).
-  for (int round = 0; round < topo_.pcpus; ++round) {
-    int busiest = -1, idlest = -1;
-    for (int p = 0; p < topo_.pcpus; ++p) {
-      bool movable = false;
-      for (ThreadId t : rq(p).queued) movable = movable || !threads_[idx(t)].pinned;
-      if (movable && (busiest == -1 || nr_running(p) > nr_running(busiest))) busiest = p;
-      if (idlest == -1 || nr_running(p) < nr_running(idlest)) idlest = p;
-    }
-    if (busiest == -1 || nr_running(busiest) - nr_running(idlest) < 2) return;
-    ThreadId moved = kIdle;
-    for (ThreadId t : rq(busiest).queued)
-      if (!threads_[idx(t)].pinned) {
-        moved = t;
-        break;
+  for (int p = 0; p < topo_.pcpus; ++p) {
+    auto& last = last_balance_[static_cast<std::size_t>(p)];
+    for (int l = 0; l < kLevels; ++l) {
+      // A domain that spans no more than the one below it does not exist (no SMT, one
+      // socket).
+      const int weight = domain_weight(p, l);
+      if (weight <= 1 || (l > 0 && weight == domain_weight(p, l - 1))) continue;
+      const bool idle = rq(p).curr == kIdle;
+      std::int64_t interval = weight * spec_.balance_interval_per_cpu_ns;
+      if (!idle) interval *= spec_.balance_busy_factor;
+      auto& at = last[static_cast<std::size_t>(l)];
+      if (now - at < interval) continue;
+      at = now;
+      // load_balance(): an idle pCPU pulls the busiest domain member's waiting thread; a busy
+      // one evens out run queues that differ by two or more.
+      if (!pull_one(p, now, false, l, idle ? 0 : 2)) continue;
+      if (idle) {
+        schedule(p, now);
+      } else {
+        const ThreadId moved = rq(p).queued.back();
+        if (should_preempt_on_wake(rq(p), moved)) schedule(p, now);
       }
-    dequeue(busiest, moved);
-    migrate(moved, busiest, idlest);
-    enqueue(idlest, moved);
-    if (should_preempt_on_wake(rq(idlest), moved)) schedule(idlest, now);
+    }
   }
 }
 

@@ -7,14 +7,18 @@
 // (check_preempt_tick), wakeup preemption with a 4 ms granularity (wakeup_preempt_entity), sleeper
 // placement at min_vruntime - 12 ms (GENTLE_FAIR_SLEEPERS), next/skip buddies for yield_to
 // (yield_to_task_fair), wake placement on an idle pCPU of the same socket first
-// (select_idle_sibling), idle pulling and periodic balancing. EEVDF (v6.6+) is an option:
-// eligibility by average vruntime, earliest virtual deadline first, a 3 ms base slice.
+// (select_idle_sibling), idle pulling (newidle_balance, gated by the pCPU's average idle
+// period and sparing cache-hot threads) and periodic balancing per sched domain (SMT,
+// socket, machine) at the kernel's intervals, with idle pCPUs taking no tick (NO_HZ). EEVDF (v6.6+)
+// is an option: eligibility by average vruntime, earliest virtual deadline first, a 3 ms base
+// slice.
 //
 // The scheduler decides; it does not keep time. The simulator calls it at event times with
 // `now`, and it reports every context switch to a Listener, which charges switch costs and
 // starts or stops the vCPU. No allocation after construction.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -50,6 +54,7 @@ class HostScheduler {
   struct Topology {
     int pcpus = 1;
     std::vector<int> socket_of;  // per pCPU
+    std::vector<int> core_of;    // per pCPU (SMT siblings share one); empty: one per pCPU
   };
 
   HostScheduler(const scenario::HostSpec& spec, Topology topo, Listener& listener);
@@ -76,7 +81,8 @@ class HostScheduler {
   // yield_to(): running thread `from` gives its turn to `to` (kvm_vcpu_yield_to). Returns
   // false if `to` is not runnable-but-waiting (running or blocked), as the kernel does.
   bool yield_to(ThreadId from, ThreadId to, std::int64_t now);
-  // Periodic load balancing (rebalance_domains), every balance_interval.
+  // Periodic load balancing (rebalance_domains), to be called at every tick: balances the
+  // domains of each pCPU whose interval is due (see HostSpec::balance_interval_per_cpu_ns).
   void balance(std::int64_t now);
 
   bool running(ThreadId t) const { return threads_[idx(t)].state == State::running; }
@@ -122,6 +128,10 @@ class HostScheduler {
     std::int64_t min_vruntime = 0;
     ThreadId next_buddy = kIdle;
     ThreadId skip_buddy = kIdle;
+    // newidle_balance()'s gate: when the pCPU last went idle (-1: not idle), and the
+    // running average of its idle periods, sampled at wake-ups onto it (ttwu_do_wakeup).
+    std::int64_t idle_stamp = -1;
+    std::int64_t avg_idle = 0;
   };
 
   static std::size_t idx(ThreadId t) { return static_cast<std::size_t>(t); }
@@ -141,8 +151,22 @@ class HostScheduler {
   bool should_preempt_on_wake(const RunQueue& q, ThreadId woken) const;
   int select_pcpu_on_wake(const Thread& th) const;
   void migrate(ThreadId t, int from, int to);
-  // Pull one waiting thread to idle `pcpu` from the busiest run queue (idle balance).
-  bool pull_one(int pcpu, std::int64_t now);
+  // Sched domains of a pCPU, smallest first: its SMT siblings, its socket, the machine.
+  enum Level : int { kSmt, kSocket, kMachine, kLevels };
+  bool in_domain(int a, int b, int level) const;
+  int domain_weight(int pcpu, int level) const {
+    return weight_[static_cast<std::size_t>(pcpu)][static_cast<std::size_t>(level)];
+  }
+  // Pull one waiting thread to `pcpu` from the busiest run queue of its domain at `level`,
+  // preferring its own socket; with `min_gap`, only from a queue at least that much longer
+  // than its own (load_balance() evening out busy pCPUs). A newly idle pCPU
+  // (newidle_balance) leaves cache-hot threads where they are.
+  bool pull_one(int pcpu, std::int64_t now, bool newidle = false, int level = kMachine,
+                int min_gap = 0);
+  // task_hot(): ran within the migration cost.
+  bool cache_hot(const Thread& th, std::int64_t now) const {
+    return now - th.exec_start < spec_.migration_cost_ns;
+  }
   // CFS: does `se` have a vruntime advantage over `curr` beyond the wakeup granularity?
   int wakeup_preempt_entity(ThreadId curr, ThreadId se) const;
 
@@ -151,6 +175,9 @@ class HostScheduler {
   Listener& listener_;
   std::vector<Thread> threads_;
   std::vector<RunQueue> rqs_;
+  // rebalance_domains(): when each pCPU last balanced each of its domains.
+  std::vector<std::array<std::int64_t, kLevels>> last_balance_;
+  std::vector<std::array<int, kLevels>> weight_;  // CPUs in each domain of each pCPU
   std::uint64_t switches_ = 0;
   std::uint64_t migrations_ = 0;
   Cause cause_ = Cause::start;

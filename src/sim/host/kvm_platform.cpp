@@ -35,7 +35,10 @@ void KvmPlatform::attach(Simulation& sim) {
   const scenario::HostSpec& hs = *sc_.host;
   host::HostScheduler::Topology topo;
   topo.pcpus = sim.topology().cpus();
-  for (int p = 0; p < topo.pcpus; ++p) topo.socket_of.push_back(sim.topology().socket_of(p));
+  for (int p = 0; p < topo.pcpus; ++p) {
+    topo.socket_of.push_back(sim.topology().socket_of(p));
+    topo.core_of.push_back(sim.topology().core_of(p));
+  }
   sched_ = std::make_unique<host::HostScheduler>(
       hs, topo, static_cast<host::HostScheduler::Listener&>(*this));
   state_.assign(static_cast<std::size_t>(sim.vcpu_count()), VcpuState{});
@@ -84,7 +87,6 @@ void KvmPlatform::attach(Simulation& sim) {
   sched_->start(sim.now(), derive_seed(sim.seed(), 0x4057, 0));
   for (int p = 0; p < static_cast<int>(hk_thread_.size()); ++p) arm_housekeeping_wake(p);
   sim.queue().push(sim.now() + hs.tick_ns, EventKind::host, 0, 0, kTick);
-  sim.queue().push(sim.now() + hs.balance_interval_ns, EventKind::host, 0, 0, kBalance);
 }
 
 bool KvmPlatform::pv_unhalt(const Guest&) const { return sc_.host->kvm.pv_unhalt; }
@@ -108,6 +110,15 @@ void KvmPlatform::measure_start() {
   const std::int64_t now = sim_->now();
   for (VcpuState& s : state_)
     if (s.runnable_since >= 0) s.runnable_since = std::max(s.runnable_since, now);
+}
+
+void KvmPlatform::account_steal(Vcpu& v, std::int64_t now) {
+  VcpuState& s = st(v);
+  if (s.runnable_since >= 0) {
+    counters_.steal_ns += now - s.runnable_since;
+    gc(v).steal_ns += now - s.runnable_since;
+  }
+  s.runnable_since = -1;
 }
 
 std::int64_t KvmPlatform::steal_until(int guest, std::int64_t now) const {
@@ -221,6 +232,9 @@ void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, 
   if (Vcpu* v = vcpu_of(next)) {
     VcpuState& s = st(*v);
     v->pcpu = pcpu;
+    // Its wait in a run queue ends here (the host's run_delay, which the steal-time record
+    // reports); the switch that follows is the host running it.
+    account_steal(*v, now);
     if (s.queued_since >= 0) {
       count_wake_wait(*v, now - s.queued_since);
       s.queued_since = -1;
@@ -495,12 +509,9 @@ void KvmPlatform::on_event(const Event& e) {
   const auto& hs = *sc_.host;
   if (e.arg == kTick) {
     for (int p = 0; p < sched_->pcpus(); ++p) sched_->tick(p, now);
-    sim_->queue().push(now + hs.tick_ns, EventKind::host, 0, 0, kTick);
-    return;
-  }
-  if (e.arg == kBalance) {
+    // trigger_load_balance(): every tick looks whether a domain's balance is due.
     sched_->balance(now);
-    sim_->queue().push(now + hs.balance_interval_ns, EventKind::host, 0, 0, kBalance);
+    sim_->queue().push(now + hs.tick_ns, EventKind::host, 0, 0, kTick);
     return;
   }
   if (e.arg == kHkWake || e.arg == kHkEnd) {
@@ -540,11 +551,6 @@ void KvmPlatform::on_event(const Event& e) {
       s.preempted = false;
       s.ple_window = hs.kvm.ple_window_cycles;
       s.in_spin_loop = false;
-      if (s.runnable_since >= 0) {
-        counters_.steal_ns += now - s.runnable_since;
-        gc(v).steal_ns += now - s.runnable_since;
-      }
-      s.runnable_since = -1;
       v.steal.preempted.hw_store(0);
       sim_->vcpu_start(v);
       if (s.spinning && hs.kvm.ple) schedule_ple(v);

@@ -102,16 +102,7 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   // checking: a blocked vCPU's thread woken by an interrupt the halted guest cannot take
   // (IF=0); it runs kvm_vcpu_block()'s check and blocks again.
   enum class HaltState : std::uint8_t { none, polling, blocked, checking };
-  enum Timer : std::uint8_t {
-    kTick = 1,
-    kBalance,
-    kPollEnd,
-    kPle,
-    kWake,
-    kHkWake,
-    kHkEnd,
-    kHogEnd
-  };
+  enum Timer : std::uint8_t { kTick = 1, kPollEnd, kPle, kWake, kHkWake, kHkEnd, kHogEnd };
   struct VcpuState {
     host::ThreadId thread = host::kIdle;
     HaltState halt = HaltState::none;
@@ -136,6 +127,9 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
                  std::int64_t now) override;
   Vcpu* vcpu_of(host::ThreadId t) const;
   VcpuState& st(const Vcpu& v);
+  // The vCPU's wait in a run queue ends (the host switches to its thread): add the wait to
+  // its steal time.
+  void account_steal(Vcpu& v, std::int64_t now);
   void end_halt(Vcpu& v, std::int64_t now, bool valid_wakeup);
   void wake_vcpu(Vcpu& v);
   // A woken vCPU that waited in a run queue got its pCPU after `waited` ns.
