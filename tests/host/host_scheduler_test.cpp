@@ -248,5 +248,90 @@ TEST(HostScheduler, WakePrefersAnIdlePcpuOfTheSameSocket) {
   EXPECT_EQ(s.pcpu_of(on1), 1);  // its previous pCPU is idle again
 }
 
+// Load balancing as a 4.19-5.4 host does it (fair.c): a newly idle pCPU pulls a waiting
+// thread only if its idle periods have averaged sysctl_sched_migration_cost (avg_idle) and
+// the thread is not cache-hot; an idle pCPU takes no tick (NO_HZ); periodic balancing pulls
+// at the domain's interval. Two pCPUs, one socket: A runs on 0, D on 1; E sleeps (home 0).
+struct BalanceFixture {
+  scenario::HostSpec spec;
+  Recorder rec;
+  HostScheduler s;
+  ThreadId a, d, e;
+  std::int64_t now = 0;
+  explicit BalanceFixture(std::int64_t migration_cost_ns)
+      : spec([&] {
+          scenario::HostSpec h;
+          h.migration_cost_ns = migration_cost_ns;
+          h.wakeup_granularity_ns = 1'000'000'000;  // a woken thread waits, never preempts
+          return h;
+        }()),
+        s(spec, topo(2), rec) {
+    a = s.add_thread(0, false);
+    d = s.add_thread(1, false);
+    e = s.add_sleeping_thread(0, false);
+    s.start(now);
+  }
+  // D halts for `idle` and is woken `times` times: pCPU 1's idle periods are that short.
+  void short_idles(int times, std::int64_t idle) {
+    for (int i = 0; i < times; ++i) {
+      now += 1'000'000;
+      s.block(d, now);
+      now += idle;
+      s.wake(d, now);
+    }
+  }
+  // E wakes while both pCPUs are busy: it waits on pCPU 0 behind A; 1 ms later D halts.
+  void e_waits_then_d_halts() {
+    now += 1'000'000;
+    ASSERT_EQ(s.wake(e, now), HostScheduler::WakeOutcome::queued);
+    ASSERT_EQ(s.pcpu_of(e), 0);
+    now += 1'000'000;
+    s.block(d, now);
+  }
+};
+
+TEST(HostScheduler, NewlyIdlePcpuPullsAColdWaitingThread) {
+  BalanceFixture f(500'000);
+  f.e_waits_then_d_halts();
+  EXPECT_EQ(f.s.current(1), f.e);  // avg_idle starts at 1 ms: newidle_balance pulls E
+}
+
+TEST(HostScheduler, NewlyIdlePcpuWithShortIdlePeriodsDoesNotPull) {
+  BalanceFixture f(500'000);
+  f.short_idles(30, 10'000);  // avg_idle decays towards 10 us
+  f.e_waits_then_d_halts();
+  EXPECT_EQ(f.s.current(1), kIdle);
+  EXPECT_EQ(f.s.pcpu_of(f.e), 0);
+  // No tick pulls for it (NO_HZ idle) ...
+  for (int k = 1; k <= 3; ++k) f.s.tick(1, f.now + k * 1'000'000);
+  EXPECT_EQ(f.s.current(1), kIdle);
+  // ... the periodic balance of its 2-CPU domain does, within 2 ms.
+  f.s.balance(f.now + 3'000'000);
+  EXPECT_EQ(f.s.current(1), f.e);
+  // Without the migration cost, the same idle period pulls at once.
+  BalanceFixture g(0);
+  g.short_idles(30, 10'000);
+  g.e_waits_then_d_halts();
+  EXPECT_EQ(g.s.current(1), g.e);
+}
+
+TEST(HostScheduler, NewlyIdlePcpuLeavesACacheHotThread) {
+  // E woke and ran on pCPU 0 a moment ago, then A preempted it back into the queue: when D
+  // halts 100 us later, E is cache-hot and stays; after 500 us it would be pulled.
+  for (const std::int64_t cost : {500'000, 0}) {
+    BalanceFixture f(cost);
+    f.now += 1'000'000;
+    f.s.wake(f.e, f.now);
+    f.s.yield(f.a, f.now);  // pCPU 0 switches to E
+    ASSERT_EQ(f.s.current(0), f.e);
+    f.now += 50'000;
+    f.s.yield(f.e, f.now);  // and back to A: E waits, warm
+    ASSERT_EQ(f.s.current(0), f.a);
+    f.now += 100'000;
+    f.s.block(f.d, f.now);
+    EXPECT_EQ(f.s.current(1), cost > 0 ? kIdle : f.e) << cost;
+  }
+}
+
 }  // namespace
 }  // namespace pvlock::sim::host
