@@ -16,8 +16,6 @@ HostScheduler::HostScheduler(const scenario::HostSpec& spec, Topology topo, List
     topo_.core_of.resize(static_cast<std::size_t>(topo_.pcpus));
     for (int p = 0; p < topo_.pcpus; ++p) topo_.core_of[static_cast<std::size_t>(p)] = p;
   }
-  // The pCPUs' balancing is out of phase (their intervals drift with load): pCPU p first
-  // balances each domain p/pcpus of an idle interval after the start.
   weight_.resize(static_cast<std::size_t>(topo_.pcpus));
   for (int p = 0; p < topo_.pcpus; ++p)
     for (int l = 0; l < kLevels; ++l) {
@@ -25,6 +23,8 @@ HostScheduler::HostScheduler(const scenario::HostSpec& spec, Topology topo, List
       for (int q = 0; q < topo_.pcpus; ++q) n += in_domain(p, q, l) ? 1 : 0;
       weight_[static_cast<std::size_t>(p)][static_cast<std::size_t>(l)] = n;
     }
+  // The pCPUs' balancing is out of phase (their intervals drift with load): pCPU p first
+  // balances each domain p/pcpus of an idle interval after the start.
   last_balance_.resize(static_cast<std::size_t>(topo_.pcpus));
   for (int p = 0; p < topo_.pcpus; ++p)
     for (int l = 0; l < kLevels; ++l)
