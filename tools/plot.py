@@ -58,11 +58,17 @@ def plot_reproduce(result_path, outdir):
                         solid_capstyle="butt")
                 if e["published"] is not None:
                     ax.plot(e["published"], i, "o", color="#4c72b0")
-                ax.plot(e["simulated"], i, "D", color="#55a868" if e["agrees"] else "#c44e52")
+                color = "#55a868" if e["agrees"] else "#c44e52"
+                # Two standard errors over seeds (absent in results from before session 9).
+                se = e.get("se")
+                if se is not None and se > 0:
+                    lo = max(e["simulated"] - 2 * se, e["simulated"] / 100)
+                    ax.plot([lo, e["simulated"] + 2 * se], [i, i], color=color, linewidth=1.2)
+                ax.plot(e["simulated"], i, "D", color=color)
             ax.set_yticks(list(y))
             ax.set_yticklabels([e["name"] for e in effects], fontsize=8)
             ax.set_xscale("log")
-            ax.set_xlabel("ratio (band grey, published blue, simulated green/red)")
+            ax.set_xlabel("ratio (band grey, published blue, simulated green/red +- 2 se)")
             ax.set_title("effects")
         else:
             ax.axis("off")

@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "reproduce/uncertainty.hpp"
+
 namespace pvlock::reproduce {
 
 std::vector<std::string> cell_overrides(const Experiment& ex, const Cell& cell,
@@ -147,6 +149,8 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
       er.low = b.low;
       er.high = b.high;
       er.agrees = std::isfinite(er.simulated) && er.low <= er.simulated && er.simulated <= er.high;
+      er.se = ratio_standard_error(num.per_seed, den.per_seed);
+      er.resolved = verdict_resolved(er.simulated, 2 * er.se, er.low, er.high);
       r.effects.push_back(er);
     }
     out.push_back(std::move(r));
@@ -190,6 +194,8 @@ nlohmann::ordered_json to_json(const std::vector<ExperimentResult>& results, dou
       ej["high"] =
           std::isfinite(x.high) ? nlohmann::ordered_json(x.high) : nlohmann::ordered_json();
       ej["agrees"] = x.agrees;
+      ej["se"] = std::isfinite(x.se) ? nlohmann::ordered_json(x.se) : nlohmann::ordered_json();
+      ej["resolved"] = x.resolved;
       e["effects"].push_back(ej);
     }
     j["experiments"].push_back(e);
@@ -255,14 +261,18 @@ std::string to_table(const std::vector<ExperimentResult>& results) {
       }
     }
     if (!r.effects.empty())
-      out += fmt::format("  {:<34} {:>14} {:>14}  {:<22} {}\n", "effect (ratio)", "published",
-                         "simulated", "band", "agrees");
-    for (const EffectResult& e : r.effects)
-      out += fmt::format("  {:<34} {:>14} {:>14}  [{}, {}]{:<8} {}\n", e.name,
+      out += fmt::format("  {:<34} {:>14} {:>14} {:>9}  {:<22} {}\n", "effect (ratio)", "published",
+                         "simulated", "2 se", "band", "agrees");
+    for (const EffectResult& e : r.effects) {
+      const std::string band = fmt::format(
+          "[{:.3f}, {}]", e.low, std::isfinite(e.high) ? fmt::format("{:.3f}", e.high) : "inf");
+      // "(noise)": a ratio within two standard errors would get the other verdict.
+      out += fmt::format("  {:<34} {:>14} {:>14} {:>9}  {:<22} {}{}\n", e.name,
                          e.published ? fmt::format("{:.3f}", *e.published) : "-",
-                         fmt::format("{:.3f}", e.simulated), fmt::format("{:.3f}", e.low),
-                         std::isfinite(e.high) ? fmt::format("{:.3f}", e.high) : "inf", "",
-                         e.agrees ? "yes" : "NO");
+                         fmt::format("{:.3f}", e.simulated),
+                         std::isfinite(e.se) ? fmt::format("{:.3f}", 2 * e.se) : "inf", band,
+                         e.agrees ? "yes" : "NO", e.resolved ? "" : " (noise)");
+    }
     out += "\n";
   }
   return out;

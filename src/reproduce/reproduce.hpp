@@ -37,6 +37,10 @@ struct EffectResult {
   double simulated = 0;
   double low = 0, high = 0;
   bool agrees = false;
+  // Standard error of `simulated` from the two cells' seed-to-seed spread (uncertainty.hpp),
+  // and whether `agrees` holds for every ratio within two of them of `simulated`.
+  double se = 0;
+  bool resolved = true;
 };
 
 struct ExperimentResult {

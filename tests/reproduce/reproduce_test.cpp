@@ -12,6 +12,8 @@
 #include <functional>
 #include <mutex>
 
+#include "reproduce/uncertainty.hpp"
+
 namespace pvlock::reproduce {
 namespace {
 
@@ -185,7 +187,11 @@ TEST(Reproduce, ComparesSimulatedRatiosWithBands) {
   EXPECT_TRUE(all_agree(results));
   const auto j = to_json(results, 1.0);
   EXPECT_EQ(j["experiments"][0]["effects"][0]["agrees"], true);
+  EXPECT_EQ(e.se, 0.0);  // one run per cell: nothing to propagate
+  EXPECT_TRUE(e.resolved);
+  EXPECT_EQ(j["experiments"][0]["effects"][0]["resolved"], true);
   EXPECT_NE(to_table(results).find("b over a"), std::string::npos);
+  EXPECT_EQ(to_table(results).find("(noise)"), std::string::npos);
 }
 
 TEST(Reproduce, ExtraOverridesComeLastInEveryCell) {
@@ -257,6 +263,59 @@ TEST(Reproduce, SeedsAverageEveryCellOverRunSeeds) {
   EXPECT_NE(table.find("mean of 3 seeds"), std::string::npos);
   EXPECT_NE(table.find("min 110"), std::string::npos);
   EXPECT_NE(table.find("max 130"), std::string::npos);
+}
+
+TEST(Uncertainty, RatioStandardErrorAddsBothCellsRelativeSpread) {
+  // a: 180, 220 (mean 200, sd 28.28) against an exact 100: se = 2 x (28.28 / 200) / sqrt(2).
+  EXPECT_NEAR(ratio_standard_error({180, 220}, {100}), 0.2, 1e-12);
+  // Same seeds, opposite moves: the covariance adds (a up where b is down).
+  const double apart = ratio_standard_error({180, 220}, {110, 90});
+  // Same seeds, moving together by the same factor: the ratio does not move at all.
+  EXPECT_NEAR(ratio_standard_error({180, 220}, {90, 110}), 0.0, 1e-12);
+  // Independent (different seed counts): the two spreads add without the covariance.
+  const double independent = ratio_standard_error({180, 220}, {110, 90, 100});
+  EXPECT_GT(apart, independent);
+  EXPECT_GT(independent, 0.2);
+  EXPECT_EQ(ratio_standard_error({5}, {7}), 0.0);  // single deterministic runs
+  EXPECT_TRUE(std::isinf(ratio_standard_error({5, 6}, {0, 0})));
+  EXPECT_TRUE(std::isinf(ratio_standard_error({NAN, 1}, {2, 2})));
+}
+
+TEST(Uncertainty, AVerdictIsResolvedOnlyWithRoomOnItsSideOfTheBand) {
+  EXPECT_TRUE(verdict_resolved(1.5, 0.4, 1.0, 2.0));   // inside, 0.5 from either edge
+  EXPECT_FALSE(verdict_resolved(1.5, 0.6, 1.0, 2.0));  // could fall out below or above
+  EXPECT_TRUE(verdict_resolved(2.5, 0.4, 1.0, 2.0));   // outside, above
+  EXPECT_TRUE(verdict_resolved(0.5, 0.4, 1.0, 2.0));   // outside, below
+  EXPECT_FALSE(verdict_resolved(2.5, 0.6, 1.0, 2.0));  // could come back in
+  EXPECT_TRUE(verdict_resolved(3.0, 0.0, 1.0, INFINITY));
+  EXPECT_FALSE(verdict_resolved(3.0, INFINITY, 1.0, INFINITY));
+  EXPECT_FALSE(verdict_resolved(NAN, 0.0, 1.0, 2.0));
+}
+
+TEST(Reproduce, AnEffectWhoseVerdictCouldFlipWithOtherSeedsIsMarkedNoise) {
+  TempDir d;
+  std::string text = kGood;
+  text.replace(text.find("[quick]"), 0, "seeds = 3\n");
+  const auto exps = load_one(d, text);
+  // a: 100 in every seed; b: 100, 160, 220 (mean 160, sd 60). Ratio 1.6 inside [1.54, 2.6],
+  // but its se 1.6 x (60 / 160) / sqrt(3) = 0.346 puts 1.6 - 2 se below the band (a does not
+  // vary, so there is no covariance).
+  const Runner runner = [](const std::string&, const std::vector<std::string>& ov) {
+    const int seed = std::stoi(ov.back().substr(9));
+    return run_with_score(has(ov, "guest.lock=tas") ? 40.0 + 60.0 * seed : 100.0);
+  };
+  const auto results = run_experiments(exps, Options{}, runner);
+  const EffectResult& e = results.at(0).effects.at(0);
+  EXPECT_DOUBLE_EQ(e.simulated, 1.6);
+  EXPECT_TRUE(e.agrees);
+  EXPECT_NEAR(e.se, 0.6 / std::sqrt(3.0), 1e-12);
+  EXPECT_FALSE(e.resolved);
+  const std::string table = to_table(results);
+  EXPECT_NE(table.find("yes (noise)"), std::string::npos) << table;
+  EXPECT_NE(table.find("0.693"), std::string::npos) << table;  // the 2 se column
+  const auto j = to_json(results, 1.0);
+  EXPECT_EQ(j["experiments"][0]["effects"][0]["resolved"], false);
+  EXPECT_NEAR(j["experiments"][0]["effects"][0]["se"].get<double>(), 0.3464, 1e-4);
 }
 
 TEST(Experiment, SeedsMustBeASmallPositiveInteger) {
