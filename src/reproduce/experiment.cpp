@@ -82,16 +82,19 @@ Experiment load_experiment(const std::string& toml_path) {
   ex.seed_file = req_string(root, f, "seed_file", "");
   ex.title = req_string(root, f, "title", "");
   ex.claim = req_string(root, f, "claim", "");
-  if (const toml::node* n = root.get("seeds")) {
-    const auto v = n->value<std::int64_t>();
-    if (!n->is_integer() || !v || *v < 1 || *v > 64)
-      fail(f, n->source(), "seeds", "must be an integer between 1 and 64");
-    ex.seeds = static_cast<int>(*v);
-  }
+  auto seed_count = [&](const toml::node& n, const std::string& key) {
+    const auto v = n.value<std::int64_t>();
+    if (!n.is_integer() || !v || *v < 1 || *v > 64)
+      fail(f, n.source(), key, "must be an integer between 1 and 64");
+    return static_cast<int>(*v);
+  };
+  if (const toml::node* n = root.get("seeds")) ex.seeds = seed_count(*n, "seeds");
   if (const toml::node* q = root.get("quick")) {
     if (!q->is_table()) fail(f, q->source(), "quick", "must be a table");
-    reject_unknown(*q->as_table(), f, "quick.", {"set"});
+    reject_unknown(*q->as_table(), f, "quick.", {"set", "seeds"});
     ex.quick_overrides = string_list(*q->as_table(), f, "set", "quick.");
+    if (const toml::node* n = q->as_table()->get("seeds"))
+      ex.quick_seeds = seed_count(*n, "quick.seeds");
   }
   const toml::array* cells = root["cell"].as_array();
   if (cells == nullptr || cells->empty())

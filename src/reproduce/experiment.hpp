@@ -6,6 +6,8 @@
 //   seeds = N (1..64, default 1): every cell runs with run.seed = 1..N and reports the mean,
 //             for effects smaller than one run's seed-to-seed noise
 //   [quick] set = [...]                 overrides applied to every cell under --quick
+//           seeds = N                   the seed count under --quick (default: seeds), so
+//                                       that the full run can average more seeds
 //   [[cell]]  name, scenario (path relative to the folder), set = [...overrides],
 //             metric ("score_sum" | "score_mean" | "profile:<symbol>" |
 //                     "counter_share:<event>/<event>", see metric.hpp),
@@ -51,6 +53,8 @@ struct Experiment {
   std::string claim;
   std::vector<std::string> quick_overrides;
   int seeds = 1;
+  std::optional<int> quick_seeds;  // [quick] seeds
+  int seed_count(bool quick) const { return quick && quick_seeds ? *quick_seeds : seeds; }
   std::vector<Cell> cells;
   std::vector<Effect> effects;
   const Cell* cell(const std::string& name) const;

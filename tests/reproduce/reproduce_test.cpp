@@ -336,6 +336,43 @@ TEST(Experiment, SeedsMustBeASmallPositiveInteger) {
   }
 }
 
+TEST(Experiment, QuickSeedsMustBeASmallPositiveIntegerAndNamesItsKey) {
+  TempDir d;
+  std::string text = kGood;
+  text.replace(text.find("set = [\"run.duration_ms=10\"]"), 0, "seeds = 0\n");
+  d.write("e/experiment.toml", text);
+  d.write("e/s.toml", "");
+  try {
+    load_experiments(d.path.string());
+    ADD_FAILURE() << "quick.seeds = 0 accepted";
+  } catch (const ExperimentError& e) {
+    EXPECT_NE(std::string(e.what()).find("experiment.toml:6:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("quick.seeds: must be an integer between 1 and 64"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Reproduce, QuickRunsItsOwnSeedCountAndTheFullRunTheExperiments) {
+  TempDir d;
+  std::string text = kGood;
+  text.replace(text.find("[quick]"), 0, "seeds = 4\n");
+  text.replace(text.find("set = [\"run.duration_ms=10\"]"), 0, "seeds = 2\n");
+  const auto exps = load_one(d, text);
+  ASSERT_EQ(exps.at(0).seeds, 4);
+  ASSERT_EQ(exps.at(0).quick_seeds, 2);
+  for (const bool quick : {true, false}) {
+    RecordingRunner rec;
+    Options o;
+    o.quick = quick;
+    const auto results = run_experiments(exps, o, rec.scoring([](const auto&) { return 1.0; }));
+    const std::size_t seeds = quick ? 2 : 4;
+    EXPECT_EQ(rec.seen.size(), 2 * seeds);  // 2 cells
+    EXPECT_EQ(results.at(0).cells.at(0).seeds, static_cast<int>(seeds));
+    EXPECT_EQ(results.at(0).cells.at(0).per_seed.size(), seeds);
+  }
+}
+
 TEST(Metric, ProfileShareIsPercentOfTotal) {
   nlohmann::ordered_json run;
   run["profile"]["vm0"] = {{"total_ns", 1100},
