@@ -1,6 +1,10 @@
 // The engine's building blocks: event order, the indexed resume heap, generators, fibers.
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <set>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "sim/engine/event_queue.hpp"
@@ -22,6 +26,26 @@ TEST(EventQueue, OrdersByTimeThenSequence) {
   EXPECT_EQ(order, (std::vector<std::uint32_t>{2, 4, 1, 3}));
 }
 
+TEST(EventQueue, PopsInTimeThenSequenceOrderUnderRandomPushesAndPops) {
+  EventQueue q;
+  std::set<std::pair<Time, std::uint64_t>> ref;  // (time, seq) of the pending events
+  std::uint64_t seq = 0;                         // mirrors the queue's own counter
+  Rng rng(99);
+  for (int step = 0; step < 200000; ++step) {
+    if (rng.next() % 3 != 0 || ref.empty()) {
+      const Time t = static_cast<Time>(rng.next() % 100);
+      q.push(t, EventKind::timer, static_cast<std::uint32_t>(seq), 0);
+      ref.insert({t, seq++});
+    } else {
+      const Event e = q.pop();
+      ASSERT_EQ(std::make_pair(e.time, e.seq), *ref.begin()) << "step " << step;
+      ASSERT_EQ(e.target, static_cast<std::uint32_t>(e.seq));
+      ref.erase(ref.begin());
+    }
+    ASSERT_EQ(q.size(), ref.size());
+  }
+}
+
 TEST(ResumeQueue, MovesEntriesInsteadOfDuplicating) {
   ResumeQueue q;
   q.resize(4);
@@ -34,6 +58,44 @@ TEST(ResumeQueue, MovesEntriesInsteadOfDuplicating) {
   EXPECT_EQ(q.pop(), 0u);
   EXPECT_EQ(q.pop(), 1u);
   EXPECT_TRUE(q.empty());
+}
+
+TEST(ResumeQueue, AgreesWithAnOrderedSetUnderRandomSetsErasesAndPops) {
+  // Reference: the pending (time, seq, vCPU) triples in a std::set. Times collide often
+  // (0..63) so that ties are broken by the sequence number, as the simulator relies on.
+  constexpr std::uint32_t kVcpus = 37;
+  ResumeQueue q;
+  q.resize(kVcpus);
+  std::set<std::tuple<Time, std::uint64_t, std::uint32_t>> ref;
+  std::vector<std::optional<std::pair<Time, std::uint64_t>>> key(kVcpus);
+  Rng rng(12345);
+  std::uint64_t seq = 0;
+  for (int step = 0; step < 200000; ++step) {
+    const auto v = static_cast<std::uint32_t>(rng.next() % kVcpus);
+    const std::uint64_t op = rng.next() % 8;
+    if (op < 5) {  // set or move
+      if (key[v]) ref.erase({key[v]->first, key[v]->second, v});
+      const Time t = static_cast<Time>(rng.next() % 64);
+      key[v] = {t, ++seq};
+      ref.insert({t, seq, v});
+      q.set(v, t, seq);
+    } else if (op < 7) {  // erase (present or not)
+      if (key[v]) ref.erase({key[v]->first, key[v]->second, v});
+      key[v].reset();
+      q.erase(v);
+    } else if (!ref.empty()) {  // pop the earliest
+      const auto [t, s, w] = *ref.begin();
+      ASSERT_EQ(q.top_time(), t);
+      ASSERT_EQ(q.top_seq(), s);
+      ASSERT_EQ(q.pop(), w) << "step " << step;
+      ref.erase(ref.begin());
+      key[w].reset();
+    }
+    ASSERT_EQ(q.empty(), ref.empty());
+    if (!ref.empty()) {
+      ASSERT_EQ(q.top(), std::get<2>(*ref.begin())) << "step " << step;
+    }
+  }
 }
 
 TEST(Rng, DerivedStreamsAreReproducibleAndDistinct) {
