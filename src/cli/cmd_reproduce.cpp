@@ -26,6 +26,7 @@ struct ReproduceArgs {
   bool quick = false;
   std::string only;
   int jobs = 0;
+  int seeds = -1;  // -1: not given
   bool json = false;
   bool check = false;
   bool explain = false;
@@ -48,6 +49,8 @@ void register_reproduce(CLI::App& app, Action& action) {
   cmd->add_flag("--quick", args->quick, "Scaled-down cells (each experiment's [quick] overrides)");
   cmd->add_option("--only", args->only, "Run one experiment (e.g. seed001)");
   cmd->add_option("--jobs", args->jobs, "Cells simulated in parallel (default: cores)");
+  cmd->add_option("--seeds", args->seeds,
+                  "Average every cell over run.seed 1..N (default: each experiment's own)");
   cmd->add_flag("--json", args->json, "Print one JSON object");
   cmd->add_flag("--check", args->check, "Exit 1 if any effect disagrees with its band");
   cmd->add_flag("--explain", args->explain,
@@ -61,6 +64,8 @@ void register_reproduce(CLI::App& app, Action& action) {
     action = [args] {
       ReproduceArgs a = *args;
       if (a.jobs < 0 || a.jobs > 256) throw UsageError("--jobs: must be between 1 and 256");
+      if (a.seeds != -1 && (a.seeds < 1 || a.seeds > 64))
+        throw UsageError("--seeds: must be between 1 and 64");
       if (a.jobs == 0) a.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
       if (a.experiments_dir.empty()) a.experiments_dir = default_experiments_dir();
       std::vector<reproduce::Experiment> exps;
@@ -82,6 +87,7 @@ void register_reproduce(CLI::App& app, Action& action) {
       o.quick = a.quick;
       o.only = a.only;
       o.jobs = a.jobs;
+      o.seeds = std::max(0, a.seeds);
       o.extra_overrides = a.sets;
       o.explain = a.explain;
       // Bad --set values are usage errors: check every cell's scenario before simulating.

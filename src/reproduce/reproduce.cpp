@@ -51,7 +51,7 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
   std::vector<std::vector<std::string>> stuck(chosen.size()), why(chosen.size());
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const Experiment& ex = *chosen[i];
-    const int n = ex.seed_count(options.quick);
+    const int n = options.seeds > 0 ? options.seeds : ex.seed_count(options.quick);
     values[i].assign(ex.cells.size(), std::vector<double>(static_cast<std::size_t>(n)));
     stuck[i].assign(ex.cells.size(), std::string());
     why[i].assign(ex.cells.size(), std::string());

@@ -55,6 +55,9 @@ struct Options {
   bool quick = false;
   std::string only;  // experiment id, or empty for all
   int jobs = 1;
+  // Seeds per cell for every experiment (`reproduce --seeds`); 0: each experiment's own
+  // (`seeds`, or `[quick] seeds` under --quick).
+  int seeds = 0;
   // Applied to every cell after its own overrides (`reproduce --set`): a sensitivity study,
   // e.g. "every experiment on a quieter host". The published figures do not move with them.
   std::vector<std::string> extra_overrides;

@@ -371,6 +371,14 @@ TEST(Reproduce, QuickRunsItsOwnSeedCountAndTheFullRunTheExperiments) {
     EXPECT_EQ(results.at(0).cells.at(0).seeds, static_cast<int>(seeds));
     EXPECT_EQ(results.at(0).cells.at(0).per_seed.size(), seeds);
   }
+  // Options::seeds (reproduce --seeds) wins over both.
+  RecordingRunner rec;
+  Options o;
+  o.quick = true;
+  o.seeds = 5;
+  run_experiments(exps, o, rec.scoring([](const auto&) { return 1.0; }));
+  EXPECT_EQ(rec.seen.size(), 10u);
+  EXPECT_EQ(rec.seen.back().back(), "run.seed=5");
 }
 
 TEST(Metric, ProfileShareIsPercentOfTotal) {
