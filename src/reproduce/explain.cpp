@@ -123,9 +123,16 @@ std::string host_and_locks_line(const nlohmann::ordered_json& run) {
   return out;
 }
 
+std::string quarters_line(const nlohmann::ordered_json& run) {
+  const std::string q = score_quarters(run);
+  return q.empty() ? q : "score by quarter of the window (mean VM): " + q;
+}
+
+}  // namespace
+
 // The mean VM score in each quarter of the measured window, from the run's series (rows of
 // [t_ms, score, ...], each the rate over the interval ending at t_ms).
-std::string quarters_line(const nlohmann::ordered_json& run) {
+std::string score_quarters(const nlohmann::ordered_json& run) {
   if (!run.contains("series")) return {};
   const auto& series = run.at("series");
   const double window = num(run, "measured_ns") / 1e6;
@@ -149,11 +156,9 @@ std::string quarters_line(const nlohmann::ordered_json& run) {
     }
   }
   const auto n = static_cast<double>(vms.size());
-  return fmt::format("score by quarter of the window (mean VM): {} / {} / {} / {} {}", si(q[0] / n),
-                     si(q[1] / n), si(q[2] / n), si(q[3] / n), unit);
+  return fmt::format("{} / {} / {} / {} {}", si(q[0] / n), si(q[1] / n), si(q[2] / n), si(q[3] / n),
+                     unit);
 }
-
-}  // namespace
 
 std::string explain_run(const nlohmann::ordered_json& run) {
   std::string out;

@@ -15,6 +15,11 @@ namespace pvlock::reproduce {
 // measured window, so that a cell whose run changes regime mid-window says so.
 std::string explain_run(const nlohmann::ordered_json& run);
 
+// The mean VM score in each quarter of the measured window, from the run's series (rows of
+// [t_ms, score, ...], each the rate over the interval ending at t_ms): "a / b / c / d unit",
+// or "" without a series or when the score is not a rate.
+std::string score_quarters(const nlohmann::ordered_json& run);
+
 // The `run --series` interval that makes the quarters of a run's window whole rows: the
 // greatest common divisor of the warm-up and a quarter of the window, in ns; 0 when that
 // would take more than a few thousand rows (then the quarters are left out).

@@ -49,12 +49,15 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
   // values[experiment][cell][seed - 1]: every seed's figure, averaged below.
   std::vector<std::vector<std::vector<double>>> values(chosen.size());
   std::vector<std::vector<std::string>> stuck(chosen.size()), why(chosen.size());
+  std::vector<std::vector<std::vector<std::string>>> quarters(chosen.size());
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const Experiment& ex = *chosen[i];
     const int n = options.seeds > 0 ? options.seeds : ex.seed_count(options.quick);
     values[i].assign(ex.cells.size(), std::vector<double>(static_cast<std::size_t>(n)));
     stuck[i].assign(ex.cells.size(), std::string());
     why[i].assign(ex.cells.size(), std::string());
+    if (options.explain && n > 1)
+      quarters[i].assign(ex.cells.size(), std::vector<std::string>(static_cast<std::size_t>(n)));
     for (std::size_t c = 0; c < ex.cells.size(); ++c)
       for (int k = 1; k <= n; ++k) {
         const int seed = n > 1 ? k : 0;
@@ -80,6 +83,8 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
         const std::string explained = options.explain ? explain_run(run) : std::string();
         for (const Target& t : job.targets) {
           if (options.explain && t.seed <= 1) why[t.exp][t.cell] = explained;
+          if (options.explain && t.seed >= 1 && !quarters[t.exp].empty())
+            quarters[t.exp][t.cell][static_cast<std::size_t>(t.seed - 1)] = score_quarters(run);
           const Experiment& ex = *chosen[t.exp];
           const Cell& cell = ex.cells[t.cell];
           where = ex.id + "/" + cell.name;
@@ -131,7 +136,8 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
         sd = std::sqrt(sd / static_cast<double>(v.size() - 1));
       }
       r.cells.push_back({ex.cells[c].name, ex.cells[c].published, mean, ex.cells[c].unit,
-                         static_cast<int>(v.size()), sd, stuck[i][c], why[i][c], v});
+                         static_cast<int>(v.size()), sd, stuck[i][c], why[i][c], v,
+                         quarters[i].empty() ? std::vector<std::string>() : quarters[i][c]});
     }
     auto value_of = [&](const std::string& name) {
       for (const CellResult& c : r.cells)
@@ -181,6 +187,7 @@ nlohmann::ordered_json to_json(const std::vector<ExperimentResult>& results, dou
       }
       if (!c.stuck.empty()) cj["stuck"] = c.stuck;
       if (!c.explain.empty()) cj["explain"] = c.explain;
+      if (!c.quarters_per_seed.empty()) cj["quarters_per_seed"] = c.quarters_per_seed;
       e["cells"].push_back(cj);
     }
     e["effects"] = nlohmann::ordered_json::array();
@@ -259,6 +266,10 @@ std::string to_table(const std::vector<ExperimentResult>& results) {
         out += wrap(c.explain.substr(from, nl - from), "      ", 100);
         from = nl + 1;
       }
+      // Every seed's quarters, so that the seeds in another regime show which and when.
+      for (std::size_t k = 0; k < c.quarters_per_seed.size(); ++k)
+        if (!c.quarters_per_seed[k].empty())
+          out += fmt::format("      seed {} by quarter: {}\n", k + 1, c.quarters_per_seed[k]);
     }
     if (!r.effects.empty())
       out += fmt::format("  {:<34} {:>14} {:>14} {:>9}  {:<22} {}\n", "effect (ratio)", "published",

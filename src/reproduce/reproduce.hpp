@@ -29,6 +29,9 @@ struct CellResult {
   // Every seed's figure, in seed order: a mean of runs that fell into different regimes
   // (seed 000's boosted 2017 cell) shows itself here, not in the mean.
   std::vector<double> per_seed;
+  // With Options::explain and more than one seed: every seed's score per quarter of the
+  // window (score_quarters()), in seed order -- which seeds changed regime, and when.
+  std::vector<std::string> quarters_per_seed;
 };
 
 struct EffectResult {

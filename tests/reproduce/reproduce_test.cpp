@@ -555,5 +555,38 @@ TEST(Reproduce, ExplainKeepsTheFirstSeedsMechanismsPerCell) {
   EXPECT_EQ(run_experiments(exps, Options{}, runner).at(0).cells.at(0).explain, "");
 }
 
+TEST(Reproduce, ExplainGivesEverySeedsScoreByQuarter) {
+  TempDir d;
+  std::string text = kGood;
+  text.replace(text.find("[quick]"), 0, "seeds = 2\n");
+  const auto exps = load_one(d, text);
+  // A 40 ms window after 20 ms of warm-up in 10 ms rows; seed 2 collapses in its third
+  // quarter.
+  const Runner runner = [](const std::string&, const std::vector<std::string>& ov) {
+    nlohmann::ordered_json run = run_with_score(100.0);
+    run["simulated_ns"] = 60000000;
+    run["measured_ns"] = 40000000;
+    const bool second = has(ov, "run.seed=2");
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    const double scores[] = {0, 0, 1000, 1000, second ? 10.0 : 1000, 1000};
+    for (int i = 0; i < 6; ++i) rows.push_back({10.0 * (i + 1), scores[i]});
+    run["series"]["vms"]["vm0"] = {{"score_unit", "ops/s"}, {"rows", rows}};
+    return run;
+  };
+  Options o;
+  o.explain = true;
+  const auto results = run_experiments(exps, o, runner);
+  const CellResult& a = results.at(0).cells.at(0);
+  EXPECT_EQ(a.quarters_per_seed, (std::vector<std::string>{"1.0k / 1.0k / 1.0k / 1.0k ops/s",
+                                                           "1.0k / 1.0k / 10 / 1.0k ops/s"}));
+  const std::string table = to_table(results);
+  EXPECT_NE(table.find("      seed 2 by quarter: 1.0k / 1.0k / 10 / 1.0k ops/s\n"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(to_json(results, 1.0)["experiments"][0]["cells"][0]["quarters_per_seed"].size(), 2u);
+  // One seed, or no --explain: no per-seed lines.
+  EXPECT_TRUE(run_experiments(exps, Options{}, runner).at(0).cells.at(0).quarters_per_seed.empty());
+}
+
 }  // namespace
 }  // namespace pvlock::reproduce
