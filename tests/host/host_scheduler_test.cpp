@@ -205,6 +205,65 @@ TEST(HostScheduler, YieldToRunsTheTargetNext) {
   (void)a;
 }
 
+TEST(HostScheduler, AYielderPassedOverStaysTheSkipBuddyUntilPicked) {
+  // clear_buddies() clears only the picked thread's buddy marks: a yielder that was passed
+  // over is skipped again at the next pick, not picked as the leftmost.
+  scenario::HostSpec spec;
+  Recorder rec;
+  HostScheduler s(spec, topo(1), rec);
+  const ThreadId a = s.add_thread(0, false);
+  const ThreadId b = s.add_thread(0, false);
+  const ThreadId c = s.add_thread(0, false);
+  std::int64_t now = 0;
+  s.start(now);
+  ASSERT_EQ(s.current(0), a);  // all at vruntime 0: the lowest id first
+  s.yield(a, now);             // a: skip buddy, b (second, as close) runs
+  ASSERT_EQ(s.current(0), b);
+  EXPECT_EQ(s.skip_buddy(0), a);
+  now += 100'000;
+  s.block(b, now);  // a (vruntime 0) is leftmost again, but still the skip buddy
+  EXPECT_EQ(s.current(0), c);
+  EXPECT_EQ(s.skip_buddy(0), a);
+  now += 100'000;
+  s.block(c, now);  // only a is left: picked, and no longer skipped
+  EXPECT_EQ(s.current(0), a);
+  EXPECT_EQ(s.skip_buddy(0), kIdle);
+}
+
+TEST(HostScheduler, AYieldToTargetTooFarAheadStaysTheNextBuddyUntilPicked) {
+  scenario::HostSpec spec;
+  Recorder rec;
+  HostScheduler s(spec, topo(1), rec);
+  const ThreadId a = s.add_thread(0, false);
+  const ThreadId b = s.add_thread(0, false);
+  const ThreadId c = s.add_thread(0, false);
+  std::int64_t now = 0;
+  s.start(now);
+  s.block(a, now);  // b runs 10 ms alone while c waits: b ends 10 ms ahead of c
+  ASSERT_EQ(s.current(0), b);
+  now += 10'000'000;
+  s.wake(a, now);  // a (vruntime 0) preempts b: more than the 4 ms granularity behind
+  ASSERT_EQ(s.current(0), a);
+  // yield_to(b): b is 10 ms ahead of the leftmost, beyond the wakeup granularity, so c runs;
+  // b stays the next buddy for the picks to come.
+  EXPECT_TRUE(s.yield_to(a, b, now));
+  EXPECT_EQ(s.current(0), c);
+  EXPECT_EQ(s.next_buddy(0), b);
+  EXPECT_EQ(s.skip_buddy(0), a);
+  // c sleeps: a is leftmost and the skip buddy, but b is too far ahead to run instead, so a
+  // runs (and stops being skipped); b is still the next buddy.
+  now += 100'000;
+  s.block(c, now);
+  EXPECT_EQ(s.current(0), a);
+  EXPECT_EQ(s.skip_buddy(0), kIdle);
+  EXPECT_EQ(s.next_buddy(0), b);
+  // When b is picked at last, it stops being the next buddy.
+  now += 100'000;
+  s.block(a, now);
+  EXPECT_EQ(s.current(0), b);
+  EXPECT_EQ(s.next_buddy(0), kIdle);
+}
+
 TEST(HostScheduler, YieldToABlockedThreadFails) {
   scenario::HostSpec spec;
   Recorder rec;

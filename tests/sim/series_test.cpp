@@ -17,7 +17,7 @@ const char* kOvercommit = R"(
 [run]
 duration_ms = 20
 warmup_ms = 6
-seed = 3
+seed = 7
 watchdog_ms = 0
 [machine]
 sockets = 1

@@ -210,8 +210,9 @@ ThreadId HostScheduler::pick_next(int pcpu) {
         wakeup_preempt_entity(q.next_buddy, left) < 1)
       se = q.next_buddy;
   }
-  q.next_buddy = kIdle;
-  q.skip_buddy = kIdle;
+  // clear_buddies(): only the picked thread stops being a buddy. A yield_to() target that was
+  // too far ahead to be picked stays the next buddy, and a yielder passed over stays the skip
+  // buddy, for the picks that follow (dequeue() clears them).
   dequeue(pcpu, se);
   return se;
 }
@@ -316,6 +317,10 @@ void HostScheduler::block(ThreadId t, std::int64_t now) {
   if (th.state != State::running) return;
   update_curr(th.pcpu, now);
   th.state = State::blocked;
+  // dequeue_entity() -> clear_buddies(): a thread that sleeps is nobody's buddy.
+  RunQueue& q = rq(th.pcpu);
+  if (q.next_buddy == t) q.next_buddy = kIdle;
+  if (q.skip_buddy == t) q.skip_buddy = kIdle;
   schedule(th.pcpu, now);
 }
 
@@ -340,6 +345,9 @@ void HostScheduler::tick(int pcpu, std::int64_t now) {
     const std::int64_t ran = c.sum_exec - c.prev_sum_exec;
     if (ran > ideal) {
       resched = true;
+      // ... and clear_buddies(): a thread whose slice is up is nobody's buddy any more.
+      if (q.next_buddy == q.curr) q.next_buddy = kIdle;
+      if (q.skip_buddy == q.curr) q.skip_buddy = kIdle;
     } else if (ran >= spec_.min_granularity_ns) {
       std::int64_t left = std::numeric_limits<std::int64_t>::max();
       for (ThreadId t : q.queued) left = std::min(left, threads_[idx(t)].vruntime);
@@ -354,10 +362,16 @@ void HostScheduler::yield(ThreadId t, std::int64_t now) {
   Thread& th = threads_[idx(t)];
   if (th.state != State::running) return;
   update_curr(th.pcpu, now);
-  if (spec_.scheduler == scenario::HostSpec::Scheduler::eevdf)
+  RunQueue& q = rq(th.pcpu);
+  if (spec_.scheduler == scenario::HostSpec::Scheduler::eevdf) {
     th.deadline += spec_.eevdf_base_slice_ns;
-  else
-    rq(th.pcpu).skip_buddy = t;  // yield_task_fair()
+  } else {
+    // yield_task_fair(): nothing to yield to when we are alone (and then no skip buddy is
+    // left behind for later picks); otherwise clear_buddies() and become the skip buddy.
+    if (q.queued.empty()) return;
+    if (q.next_buddy == t) q.next_buddy = kIdle;
+    q.skip_buddy = t;
+  }
   schedule(th.pcpu, now);
 }
 

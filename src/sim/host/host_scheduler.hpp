@@ -107,6 +107,9 @@ class HostScheduler {
   }
   std::uint64_t switches() const { return switches_; }
   std::uint64_t migrations() const { return migrations_; }
+  // cfs_rq->next and cfs_rq->skip of a pCPU (kIdle when unset).
+  ThreadId next_buddy(int pcpu) const { return rqs_[static_cast<std::size_t>(pcpu)].next_buddy; }
+  ThreadId skip_buddy(int pcpu) const { return rqs_[static_cast<std::size_t>(pcpu)].skip_buddy; }
   // The entry point behind the schedule() now running (see Cause).
   Cause cause() const { return cause_; }
 
