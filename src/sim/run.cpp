@@ -113,7 +113,13 @@ nlohmann::ordered_json host_json(const HostCounters& c, const Simulation& sim, i
   h["halt_blocks"] = c.halt_blocks;
   h["halt_masked_wakes"] = c.halt_masked_wakes;
   h["kicks"] = c.kicks;
-  h["kick_yields"] = {{"tried", c.kick_yields_tried}, {"done", c.kick_yields}};
+  h["kick_yields"] = {{"tried", c.kick_yields_tried},
+                      {"done", c.kick_yields},
+                      {"lost_to_ttwu_queue", c.kick_yields_lost_ttwu},
+                      {"both_single", c.kick_yields_single},
+                      {"refused", c.kick_yields_refused},
+                      {"onto_kicker_pcpu", c.kick_yields_onto_kicker_pcpu},
+                      {"kicker_descheduled", c.kick_yields_kicker_descheduled}};
   h["ple_yields"] = {{"tried", c.ple_yields_tried}, {"done", c.ple_yields}};
   h["preemptions"] = c.preemptions;
   h["lock_holder_preemptions"] = c.lock_holder_preemptions;

@@ -151,6 +151,26 @@ TEST(KvmPlatform, KickBoostYieldsOnlyWhenEnabled) {
   EXPECT_EQ(off.at("host").at("kick_yields").at("tried").get<std::uint64_t>(), 0u);
 }
 
+TEST(KvmPlatform, EveryKickTimeYieldAttemptEndsOneWay) {
+  // tried = done + lost to TTWU_QUEUE + both run queues single + refused, for the host and
+  // for each VM; of those done, the ones onto the kicker's own pCPU and those that cost the
+  // kicker its pCPU are subsets.
+  const auto j = run({"host.kvm.kick_boost=true", "host.kvm.irq_boost=true", "vm[0].vcpus=16",
+                      "vm[0].guest.spin_threshold=64", "machine.sockets=2",
+                      "machine.cores_per_socket=4", "run.duration_ms=60", "run.watchdog_ms=0"});
+  auto check = [](const nlohmann::ordered_json& k) {
+    auto n = [&](const char* key) { return k.at(key).get<std::uint64_t>(); };
+    EXPECT_EQ(n("tried"), n("done") + n("lost_to_ttwu_queue") + n("both_single") + n("refused"));
+    EXPECT_LE(n("onto_kicker_pcpu"), n("done"));
+    EXPECT_LE(n("kicker_descheduled"), n("done"));
+    return n("kicker_descheduled");
+  };
+  EXPECT_GT(check(j.at("host").at("kick_yields")), 0u);  // over-committed: the kicker pays
+  std::uint64_t per_vm = 0;
+  for (const auto& vm : j.at("vms")) per_vm += check(vm.at("host").at("kick_yields"));
+  EXPECT_EQ(per_vm, j.at("host").at("kick_yields").at("kicker_descheduled").get<std::uint64_t>());
+}
+
 TEST(KvmPlatform, KickBoostBailsOutWhenUndercommittedOnlyOnNewerHosts) {
   // One VM, no over-commit, no host housekeeping, no halt polling (a polling vCPU is not
   // "woken", so not ready): the kicker is alone on its pCPU. Hosts
@@ -195,6 +215,12 @@ TEST(KvmPlatform, KickBoostLosesTheRaceWithACrossSocketWakeUp) {
   const auto direct = with({two_sockets[0], two_sockets[1], "host.ttwu_queue=false"});
   EXPECT_GT(queued.at("host").at("kick_yields").at("tried").get<std::uint64_t>(), 0u);
   EXPECT_LT(done(queued), done(direct));
+  // The lost race is counted as such, and only with the feature.
+  auto lost = [](const nlohmann::ordered_json& j) {
+    return j.at("host").at("kick_yields").at("lost_to_ttwu_queue").get<std::uint64_t>();
+  };
+  EXPECT_GT(lost(queued), 0u);
+  EXPECT_EQ(lost(direct), 0u);
   EXPECT_EQ(with({"host.ttwu_queue=true"}).dump(), with({"host.ttwu_queue=false"}).dump());
 }
 

@@ -533,6 +533,27 @@ TEST(Explain, SaysWhereWokenVcpusWentAndWhatEndedTheirWait) {
   EXPECT_EQ(explain_run(run), "steal 10%");
 }
 
+TEST(Explain, SaysHowKickTimeYieldsEnded) {
+  nlohmann::ordered_json run;
+  run["measured_ns"] = 100000000;  // 0.1 s
+  run["host"] = {{"steal_pct", 10.0},
+                 {"kick_yields",
+                  {{"tried", 1000},
+                   {"done", 400},
+                   {"lost_to_ttwu_queue", 200},
+                   {"both_single", 300},
+                   {"refused", 100},
+                   {"onto_kicker_pcpu", 100},
+                   {"kicker_descheduled", 300}}}};
+  EXPECT_EQ(explain_run(run),
+            "steal 10%, kick yields 4.0k/s of 10.0k/s tried (lost to TTWU_QUEUE 20%, both run "
+            "queues single 30%, refused 10%; of those done, onto the kicker's pCPU 25%, kicker "
+            "descheduled 75%)");
+  // Results from before the outcome counters: only the rates.
+  run["host"]["kick_yields"] = {{"tried", 1000}, {"done", 400}};
+  EXPECT_EQ(explain_run(run), "steal 10%, kick yields 4.0k/s of 10.0k/s tried");
+}
+
 TEST(Reproduce, ExplainKeepsTheFirstSeedsMechanismsPerCell) {
   TempDir d;
   std::string text = kGood;

@@ -369,13 +369,33 @@ double KvmPlatform::kick(Vcpu& from, Vcpu& to) {
     // The kick has just woken the halted thread. If its pCPU is on another socket, TTWU_QUEUE
     // left the wake-up on that CPU's wake list: the thread is TASK_WAKING and not on a run
     // queue yet, and yield_to() gives up ("p->state" is not TASK_RUNNING).
+    auto count = [&](std::uint64_t HostCounters::*outcome) {
+      ++(counters_.*outcome);
+      ++(gc(from).*outcome);
+    };
     ++gc(from).kick_yields_tried;
+    const int target_pcpu = sched_->pcpu_of(target);
     if (sc_.host->ttwu_queue && was_blocked && sched_->runnable(target) &&
-        !sched_->running(target) && !sched_->shares_cache(from.pcpu, sched_->pcpu_of(target)))
+        !sched_->running(target) && !sched_->shares_cache(from.pcpu, target_pcpu)) {
       ++counters_.kick_yields_tried;
-    else if (directed_yield(from, to, counters_.kick_yields_tried, counters_.kick_yields) ==
-             host::YieldResult::yielded)
-      ++gc(from).kick_yields;
+      count(&HostCounters::kick_yields_lost_ttwu);
+    } else {
+      switch (directed_yield(from, to, counters_.kick_yields_tried, counters_.kick_yields)) {
+        case host::YieldResult::yielded:
+          ++gc(from).kick_yields;
+          if (target_pcpu == from.pcpu) count(&HostCounters::kick_yields_onto_kicker_pcpu);
+          // yield_to()'s schedule() on the kicker's pCPU, with the kicker the skip buddy.
+          if (!sched_->running(st(from).thread))
+            count(&HostCounters::kick_yields_kicker_descheduled);
+          break;
+        case host::YieldResult::single_tasks:
+          count(&HostCounters::kick_yields_single);
+          break;
+        case host::YieldResult::failed:
+          count(&HostCounters::kick_yields_refused);
+          break;
+      }
+    }
   }
   return sc_.costs.hypercall_ns + sc_.costs.kick_send_ns;
 }

@@ -51,6 +51,15 @@ struct HostCounters {
   std::uint64_t kicks = 0;
   std::uint64_t kick_yields_tried = 0;
   std::uint64_t kick_yields = 0;
+  // How the kick-time yields that did not go through ended: the target still TASK_WAKING on
+  // another socket's wake list (TTWU_QUEUE), both run queues single (-ESRCH), or yield_to()
+  // refused (target already running, or not on a run queue). And of those that went through:
+  // the target waiting on the kicker's own pCPU, and the kicker losing that pCPU with it.
+  std::uint64_t kick_yields_lost_ttwu = 0;
+  std::uint64_t kick_yields_single = 0;
+  std::uint64_t kick_yields_refused = 0;
+  std::uint64_t kick_yields_onto_kicker_pcpu = 0;
+  std::uint64_t kick_yields_kicker_descheduled = 0;
   std::uint64_t ple_yields_tried = 0;
   std::uint64_t ple_yields = 0;
   std::uint64_t preemptions = 0;              // involuntary deschedules of a vCPU
