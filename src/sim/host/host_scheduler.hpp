@@ -6,7 +6,8 @@
 // period x weight share with period = 24 ms (or nr x 3 ms beyond 8 runnable), tick preemption
 // (check_preempt_tick), wakeup preemption with a 4 ms granularity (wakeup_preempt_entity), sleeper
 // placement at min_vruntime - 12 ms (GENTLE_FAIR_SLEEPERS), next/skip buddies for yield_to
-// (yield_to_task_fair), wake placement on an idle pCPU of the same socket first
+// (yield_to_task_fair; a mark lasts until its thread is picked, sleeps or ends its slice, as
+// clear_buddies() has it), wake placement on an idle pCPU of the same socket first
 // (select_idle_sibling), idle pulling (newidle_balance, gated by the pCPU's average idle
 // period and sparing cache-hot threads) and periodic balancing per sched domain (SMT,
 // socket, machine) at the kernel's intervals, with idle pCPUs taking no tick (NO_HZ). EEVDF (v6.6+)
