@@ -111,6 +111,8 @@ std::string host_and_locks_line(const nlohmann::ordered_json& run) {
       parts.push_back(kick_yields_part(h.at("kick_yields"), secs));
     if (h.contains("wakeups"))
       if (std::string w = wakeups_part(h.at("wakeups"), secs); !w.empty()) parts.push_back(w);
+    if (num(h, "migrations") > 0)
+      parts.push_back("vCPU migrations " + si(num(h, "migrations") / secs) + "/s");
     if (num(h, "lock_holder_preemptions") > 0)
       parts.push_back("lock-holder preemptions " + si(num(h, "lock_holder_preemptions") / secs) +
                       "/s");

@@ -121,6 +121,7 @@ nlohmann::ordered_json host_json(const HostCounters& c, const Simulation& sim, i
                       {"onto_kicker_pcpu", c.kick_yields_onto_kicker_pcpu},
                       {"kicker_descheduled", c.kick_yields_kicker_descheduled}};
   h["ple_yields"] = {{"tried", c.ple_yields_tried}, {"done", c.ple_yields}};
+  h["migrations"] = c.migrations;
   h["preemptions"] = c.preemptions;
   h["lock_holder_preemptions"] = c.lock_holder_preemptions;
   h["lock_waiter_preemptions"] = c.lock_waiter_preemptions;

@@ -171,6 +171,22 @@ TEST(KvmPlatform, EveryKickTimeYieldAttemptEndsOneWay) {
   EXPECT_EQ(per_vm, j.at("host").at("kick_yields").at("kicker_descheduled").get<std::uint64_t>());
 }
 
+TEST(KvmPlatform, CountsVcpuMigrationsOnlyWhereVcpusFloat) {
+  // Over-committed floating vCPUs are woken onto idle pCPUs and pulled by balancing: they
+  // enter on other pCPUs than they left. Pinned ones never do.
+  const auto floating = run({"vm[0].guest.spin_threshold=64"});
+  const auto n = [](const nlohmann::ordered_json& h) {
+    return h.at("migrations").get<std::uint64_t>();
+  };
+  EXPECT_GT(n(floating.at("host")), 0u);
+  std::uint64_t per_vm = 0;
+  for (const auto& vm : floating.at("vms")) per_vm += n(vm.at("host"));
+  EXPECT_EQ(per_vm, n(floating.at("host")));
+  const auto pinned =
+      run({"vm[0].guest.spin_threshold=64", "vm[0].placement=pinned", "vm[0].vcpus=4"});
+  EXPECT_EQ(n(pinned.at("host")), 0u);
+}
+
 TEST(KvmPlatform, KickBoostBailsOutWhenUndercommittedOnlyOnNewerHosts) {
   // One VM, no over-commit, no host housekeeping, no halt polling (a polling vCPU is not
   // "woken", so not ready): the kicker is alone on its pCPU. Hosts

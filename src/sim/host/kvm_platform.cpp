@@ -231,6 +231,10 @@ void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, 
   }
   if (Vcpu* v = vcpu_of(next)) {
     VcpuState& s = st(*v);
+    if (v->pcpu != pcpu) {
+      ++counters_.migrations;
+      ++gc(*v).migrations;
+    }
     v->pcpu = pcpu;
     // Its wait in a run queue ends here (the host's run_delay, which the steal-time record
     // reports); the switch that follows is the host running it.

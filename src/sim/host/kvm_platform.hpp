@@ -62,6 +62,9 @@ struct HostCounters {
   std::uint64_t kick_yields_kicker_descheduled = 0;
   std::uint64_t ple_yields_tried = 0;
   std::uint64_t ple_yields = 0;
+  // A vCPU entering on another pCPU than the one it last ran on. Free in the model; on a
+  // real host it costs a VMCLEAR IPI to the old pCPU, a VPID flush and cold caches.
+  std::uint64_t migrations = 0;
   std::uint64_t preemptions = 0;              // involuntary deschedules of a vCPU
   std::uint64_t lock_holder_preemptions = 0;  // ... while it held a spinlock
   std::uint64_t lock_waiter_preemptions = 0;  // ... while it waited for one
