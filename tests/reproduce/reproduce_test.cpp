@@ -140,6 +140,13 @@ std::vector<Experiment> load_one(const TempDir& d, const std::string& text = kGo
   return load_experiments(d.path.string());
 }
 
+// kGood averaging every cell over `n` seeds (`seeds = n` before [quick]).
+std::string with_seeds(int n) {
+  std::string text = kGood;
+  text.replace(text.find("[quick]"), 0, "seeds = " + std::to_string(n) + "\n");
+  return text;
+}
+
 // What `pvlock run --json` would print for one VM with this score.
 nlohmann::ordered_json run_with_score(double score) {
   nlohmann::ordered_json run;
@@ -235,8 +242,7 @@ TEST(Reproduce, AStuckRunIsMarkedNotANumber) {
 
 TEST(Reproduce, SeedsAverageEveryCellOverRunSeeds) {
   TempDir d;
-  std::string text = kGood;
-  text.replace(text.find("[quick]"), 0, "seeds = 3\n");
+  std::string text = with_seeds(3);
   const auto exps = load_one(d, text);
   ASSERT_EQ(exps.at(0).seeds, 3);
   RecordingRunner rec;
@@ -294,8 +300,7 @@ TEST(Uncertainty, AVerdictIsResolvedOnlyWithRoomOnItsSideOfTheBand) {
 
 TEST(Reproduce, AnEffectWhoseVerdictCouldFlipWithOtherSeedsIsMarkedNoise) {
   TempDir d;
-  std::string text = kGood;
-  text.replace(text.find("[quick]"), 0, "seeds = 3\n");
+  std::string text = with_seeds(3);
   const auto exps = load_one(d, text);
   // a: 100 in every seed; b: 100, 160, 220 (mean 160, sd 60). Ratio 1.6 inside [1.54, 2.6],
   // but its se 1.6 x (60 / 160) / sqrt(3) = 0.346 puts 1.6 - 2 se below the band (a does not
@@ -337,26 +342,15 @@ TEST(Experiment, SeedsMustBeASmallPositiveInteger) {
 }
 
 TEST(Experiment, QuickSeedsMustBeASmallPositiveIntegerAndNamesItsKey) {
-  TempDir d;
   std::string text = kGood;
   text.replace(text.find("set = [\"run.duration_ms=10\"]"), 0, "seeds = 0\n");
-  d.write("e/experiment.toml", text);
-  d.write("e/s.toml", "");
-  try {
-    load_experiments(d.path.string());
-    ADD_FAILURE() << "quick.seeds = 0 accepted";
-  } catch (const ExperimentError& e) {
-    EXPECT_NE(std::string(e.what()).find("experiment.toml:6:"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("quick.seeds: must be an integer between 1 and 64"),
-              std::string::npos)
-        << e.what();
-  }
+  expect_load_error(text, "experiment.toml:6:");
+  expect_load_error(text, "quick.seeds: must be an integer between 1 and 64");
 }
 
 TEST(Reproduce, QuickRunsItsOwnSeedCountAndTheFullRunTheExperiments) {
   TempDir d;
-  std::string text = kGood;
-  text.replace(text.find("[quick]"), 0, "seeds = 4\n");
+  std::string text = with_seeds(4);
   text.replace(text.find("set = [\"run.duration_ms=10\"]"), 0, "seeds = 2\n");
   const auto exps = load_one(d, text);
   ASSERT_EQ(exps.at(0).seeds, 4);
@@ -414,8 +408,7 @@ TEST(Experiment, BadMetricNamesTheCellAndKey) {
 
 TEST(Reproduce, CellsOfTheSameConfigurationShareOneRun) {
   TempDir d;
-  std::string text = kGood;
-  text.replace(text.find("[quick]"), 0, "seeds = 2\n");
+  std::string text = with_seeds(2);
   // A third cell: the same scenario and overrides as "b", another metric.
   text.replace(text.find("[[effect]]"), 0,
                "[[cell]]\nname = \"b share\"\nscenario = \"s.toml\"\nset = [\"guest.lock=tas\"]\n"
@@ -556,8 +549,7 @@ TEST(Explain, SaysHowKickTimeYieldsEnded) {
 
 TEST(Reproduce, ExplainKeepsTheFirstSeedsMechanismsPerCell) {
   TempDir d;
-  std::string text = kGood;
-  text.replace(text.find("[quick]"), 0, "seeds = 2\n");
+  std::string text = with_seeds(2);
   const auto exps = load_one(d, text);
   const Runner runner = [](const std::string&, const std::vector<std::string>& ov) {
     nlohmann::ordered_json run = run_with_score(100.0);
@@ -578,8 +570,7 @@ TEST(Reproduce, ExplainKeepsTheFirstSeedsMechanismsPerCell) {
 
 TEST(Reproduce, ExplainGivesEverySeedsScoreByQuarter) {
   TempDir d;
-  std::string text = kGood;
-  text.replace(text.find("[quick]"), 0, "seeds = 2\n");
+  std::string text = with_seeds(2);
   const auto exps = load_one(d, text);
   // A 40 ms window after 20 ms of warm-up in 10 ms rows; seed 2 collapses in its third
   // quarter.
