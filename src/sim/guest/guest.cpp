@@ -198,6 +198,7 @@ void Guest::charge(Task& t, double ns, Sym s) {
 }
 
 void Guest::charge_call(Task& t, double ns, Sym s) {
+  if (t.loads_settled) return;  // as in count()
   charge(t, ns, s);
   if (t.recording) {
     t.rec_hit_ns += ns;
@@ -289,6 +290,8 @@ void Guest::compute(Task& t, Time ns) {
 }
 
 void Guest::count(Task& t, LockEvent e, std::uint64_t n) {
+  // Re-reading a spin condition as its loads completed (spin_until): not a new evaluation.
+  if (t.loads_settled) return;
   counters_[e] += n;
   // pv_wait_early(): the decision to halt without spinning because prev is not running;
   // the predecessor is the owner of the MCS node the check read (prev->state).
@@ -314,6 +317,8 @@ void Guest::begin_record(Task& t) {
   t.recording = true;
   t.rec_lines = 0;
   t.rec_overflow = false;
+  t.rec_missed = false;
+  t.rec_queue_ns = 0;
   t.rec_hit_ns = 0;
   t.rec_call_ns = 0;
   t.rec_count_n = 0;

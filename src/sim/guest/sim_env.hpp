@@ -10,7 +10,9 @@
 // task sleeps until a recorded line changes, the next periodic check is due or the budget
 // runs out, all in running time; then the iterations that elapsed are accounted as if the
 // loop had run them (PAUSE + cached re-reads each). A PAUSE loop is never one event per
-// iteration.
+// iteration. A recorded load that missed saw the line at issue: if the condition came true
+// on it, the spinner first waits for the data and reads the condition again as the loads
+// completed (a write that reached the line first makes it spin on).
 #pragma once
 
 #include <cstdint>
@@ -75,6 +77,16 @@ struct SimEnv {
       const int cond_counts = t.rec_count_n;
       if (ready) {
         g.end_record(t);
+        // A load that missed sampled the line at issue; the CPU acts on the value that
+        // arrives. Wait for the data and read it again (a hit now, unless it changed).
+        if (t.rec_missed) {
+          if (t.rec_queue_ns > 0) g.charge(t, t.rec_queue_ns, sym);
+          g.sync(t);
+          t.loads_settled = true;
+          const bool still = cond();
+          t.loads_settled = false;
+          if (!still) continue;  // a write reached the line first: spin on
+        }
         result = SpinResult::ready;
         break;
       }

@@ -56,8 +56,11 @@ struct Task {
   bool rec_overflow = false;
   std::array<std::uint64_t, kMaxWatchedLines> rec_keys{};
   std::array<std::uint32_t, kMaxWatchedLines> rec_versions{};
-  double rec_hit_ns = 0;   // its cost once every line is cached (l1 hits + extra charges)
-  double rec_call_ns = 0;  // the part of rec_hit_ns spent in vcpu_is_preempted()
+  double rec_hit_ns = 0;       // its cost once every line is cached (l1 hits + extra charges)
+  bool rec_missed = false;     // a load of the condition missed: it sampled the line at issue
+  double rec_queue_ns = 0;     // ...behind a write still in flight on that line, this long
+  bool loads_settled = false;  // re-reading a condition's loads as they completed: no cost
+  double rec_call_ns = 0;      // the part of rec_hit_ns spent in vcpu_is_preempted()
   int rec_count_n = 0;
   std::array<std::pair<LockEvent, std::uint64_t>, kMaxRecordedCounts> rec_counts{};
   std::array<WatchNode, kMaxWatchedLines> watch{};

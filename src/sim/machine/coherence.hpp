@@ -10,6 +10,9 @@
 //   - stores and RMWs on one line serialise: the line is busy until the previous write has
 //     completed, so N CPUs hammering one line pay N transfers. This is the mechanism behind
 //     the test-and-set collapse of seed 002.
+// When an access takes effect is memory.cpp's part: a write that fetches its line changes
+// the value when the line arrives, and a load that misses returns the line as it is when its
+// data arrives, behind any write already in flight on it (the line's home orders them).
 // Lines also carry an intrusive list of watchers: spinners sleeping until the line changes.
 #pragma once
 
@@ -81,6 +84,7 @@ class Coherence {
 
   std::size_t lines() const { return used_; }
   double l1_hit() const { return l1_hit_; }
+  double atomic_local() const { return atomic_local_; }
 
  private:
   void grow();
