@@ -23,12 +23,17 @@ cp "$tmp"/plots/seed00*.png "$fig/"
 # in the steady state (the first ~100 ms after the simultaneous start are a collapse).
 seed000="experiments/seed000/ebizzy-3vm.toml --set vm[0].guest.wait_early=prev_halted_or_preempted"
 # shellcheck disable=SC2086
-"$pv" run $seed000 --json --trace "$tmp/seed000.json" --trace-window 0.2:0.22 \
+"$pv" run $seed000 --json --trace "$tmp/seed000.json" --trace-window 0.13:0.15 \
   > "$data/seed000-upstream-plain.json"
 tools/plot_trace.py cascades "$tmp/seed000.json" vm0 > "$data/seed000-cascades.txt"
 # The first burst of vm0 with at least 10 vCPUs, with 100 us before and 150 us after it.
 range=$(awk '!r && $4 + 0 >= 10 { split($1, t, "-"); r = (t[1] - 100) " " (t[2] + 150) }
              END { print r }' "$data/seed000-cascades.txt")
+if [ -z "$range" ]; then
+  echo "docs-figures: no wait-early burst of 10 or more vCPUs in seed000's trace window;" \
+    "move the window (--trace-window above)" >&2
+  exit 1
+fi
 # shellcheck disable=SC2086
 tools/plot_trace.py vcpus "$tmp/seed000.json" vm0 $range "$fig/seed000-cascade.png" 24
 # The same guest with the reverted rule, for the counters.
@@ -54,10 +59,10 @@ done
 seed001="experiments/seed001/ebizzy.toml --set vm[0].count=2"
 # shellcheck disable=SC2086
 "$pv" run $seed001 --set host.kvm.kick_boost=true --json --trace "$tmp/seed001.json" \
-  --trace-window 0.1:0.105 > "$data/seed001-2vm-boost.json"
+  --trace-window 0.13:0.135 > "$data/seed001-2vm-boost.json"
 # shellcheck disable=SC2086
 "$pv" run $seed001 --set host.kvm.kick_boost=false --json > "$data/seed001-2vm-vanilla.json"
-tools/plot_trace.py vcpus "$tmp/seed001.json" vm0 100000 100400 "$fig/seed001-kick-boost.png" 16
+tools/plot_trace.py vcpus "$tmp/seed001.json" vm0 131300 131700 "$fig/seed001-kick-boost.png" 16
 
 # Seeds 002-004: the cells' runs with lock_stat and profile (the experiments' quick windows;
 # seed004 has none: its scenario's 60 ms).
