@@ -82,7 +82,6 @@ struct HostCounters {
   std::uint64_t wake_waits_ended_by_block = 0;
   std::uint64_t wake_waits_ended_by_tick = 0;
   std::int64_t steal_ns = 0;  // runnable but not running, counted at schedule-in
-  std::int64_t run_ns = 0;
 };
 
 class KvmPlatform final : public Platform, private host::HostScheduler::Listener {
