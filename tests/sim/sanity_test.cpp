@@ -43,5 +43,20 @@ TEST(Sanity, TestAndSetCollapsesUnderContention) {
   EXPECT_GT(mcs, 2 * tas);
 }
 
+TEST(Sanity, ATestAndSetReleaseIsRetriedOnlyByTheSpinnersWhoseReadBeatTheWinner) {
+  // Seed 002's cell on bare metal: 64 CPUs on two sockets, lock2's costs. A spinner acts on
+  // the value its re-read returns when it completes, and the winner's cmpxchg lands when
+  // its line arrives: only the spinners whose re-read completed before that retry (those
+  // near the releaser). If every spinner saw the release (values sampled at issue), each
+  // hand-off would serialise ~63 cmpxchg transfers, ~4 us.
+  scenario::Scenario sc = bare_metal(2, 32, "tas", "lockloop", 4, 1);
+  set_param(sc, "compute_ns", constant(470));
+  set_param(sc, "hold_ns", constant(150));
+  const double per_op_ns = 1e9 / score(run_to_json(sc));
+  const double handoff = per_op_ns - 150;
+  EXPECT_LT(handoff, 16 * sc.costs.xfer_remote_ns);
+  EXPECT_GT(handoff, 2 * sc.costs.xfer_socket_ns);
+}
+
 }  // namespace
 }  // namespace pvlock::sim
