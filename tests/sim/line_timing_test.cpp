@@ -6,6 +6,8 @@
 // one whose re-read completes after it does not. (The spinner's side: spin_until_test.)
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "sim/guest/sim_env.hpp"
 #include "sim/simulation.hpp"
 #include "sim_helpers.hpp"
@@ -62,6 +64,35 @@ TEST(LineTiming, ALoadThatCompletesBeforeALaterWriteLandsReturnsTheOldValue) {
   });
   sim.run();
   EXPECT_EQ(seen, 0u);
+}
+
+TEST(LineTiming, ASpinnerDoesNotActOnAValueOverwrittenBeforeItsReadCompletes) {
+  // The word goes 1 -> 0 -> 1: A's store lands first, B's was issued while A's was in flight
+  // and lands one transfer later. The spinner waiting for 0 wakes on A's store, but its
+  // re-read reaches the line behind B's write and returns 1: it must spin on (and time out),
+  // not act on the 0 it would have seen had the read completed at issue.
+  const scenario::Scenario sc = testing::bare_metal(1, 3, "tas", "lockloop", 10, 0);
+  Simulation sim(sc);
+  Guest& g = sim.add_guest("g", sc.vms[0].guest, 3);
+  Word w;
+  w.v.hw_store(1);
+  SpinResult r = SpinResult::ready;
+  g.create_task("spinner", 0, [&] {
+    SpinBudget b{1000};
+    r = SimEnv::spin_until(
+        SpinSite::other, [&] { return w.v.load() == 0; }, b, 0, [] { return false; });
+  });
+  g.create_task("a", 1, [&] {
+    g.compute(*tl_ctx.task, 1'000);
+    w.v.store(0);
+  });
+  g.create_task("b", 2, [&] {
+    g.compute(*tl_ctx.task, 1'010);
+    w.v.store(1);
+  });
+  sim.run();
+  EXPECT_EQ(r, SpinResult::timeout);
+  EXPECT_EQ(w.v.raw(), 1u);
 }
 
 }  // namespace
