@@ -25,7 +25,7 @@ namespace {
 struct ReproduceArgs {
   bool quick = false;
   std::string only;
-  int jobs = 0;
+  int jobs = -1;   // -1: not given (one per core)
   int seeds = -1;  // -1: not given
   bool json = false;
   bool check = false;
@@ -63,10 +63,12 @@ void register_reproduce(CLI::App& app, Action& action) {
   cmd->callback([args, &action] {
     action = [args] {
       ReproduceArgs a = *args;
-      if (a.jobs < 0 || a.jobs > 256) throw UsageError("--jobs: must be between 1 and 256");
+      if (a.jobs != -1 && (a.jobs < 1 || a.jobs > 256))
+        throw UsageError("--jobs: must be between 1 and 256");
       if (a.seeds != -1 && (a.seeds < 1 || a.seeds > 64))
         throw UsageError("--seeds: must be between 1 and 64");
-      if (a.jobs == 0) a.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      if (a.jobs == -1)
+        a.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
       if (a.experiments_dir.empty()) a.experiments_dir = default_experiments_dir();
       std::vector<reproduce::Experiment> exps;
       try {
