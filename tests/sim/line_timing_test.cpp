@@ -15,15 +15,11 @@
 namespace pvlock::sim {
 namespace {
 
-struct alignas(64) Word {
-  SimAtomic<std::uint32_t> v{};
-};
-
 TEST(LineTiming, ALoadIssuedWhileAWriteIsInFlightReturnsTheWrittenValue) {
   const scenario::Scenario sc = testing::bare_metal(1, 2, "tas", "lockloop", 10, 0);
   Simulation sim(sc);
   Guest& g = sim.add_guest("g", sc.vms[0].guest, 2);
-  Word w;
+  testing::LineWord w;
   std::int64_t write_issued = 0, load_done = 0;
   std::uint32_t seen = 0;
   g.create_task("reader", 1, [&] {
@@ -49,7 +45,7 @@ TEST(LineTiming, ALoadThatCompletesBeforeALaterWriteLandsReturnsTheOldValue) {
   const scenario::Scenario sc = testing::bare_metal(1, 2, "tas", "lockloop", 10, 0);
   Simulation sim(sc);
   Guest& g = sim.add_guest("g", sc.vms[0].guest, 2);
-  Word w;
+  testing::LineWord w;
   std::uint32_t seen = 99;
   g.create_task("owner", 0, [&] {
     w.v.store(0);  // CPU 0 owns the line
@@ -74,7 +70,7 @@ TEST(LineTiming, ASpinnerDoesNotActOnAValueOverwrittenBeforeItsReadCompletes) {
   const scenario::Scenario sc = testing::bare_metal(1, 3, "tas", "lockloop", 10, 0);
   Simulation sim(sc);
   Guest& g = sim.add_guest("g", sc.vms[0].guest, 3);
-  Word w;
+  testing::LineWord w;
   w.v.hw_store(1);
   SpinResult r = SpinResult::ready;
   g.create_task("spinner", 0, [&] {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "scenario/scenario.hpp"
+#include "sim/guest/sim_atomic.hpp"
 
 namespace pvlock::sim::testing {
 
@@ -34,6 +35,11 @@ inline scenario::Scenario bare_metal(int sockets, int cores, const std::string& 
   sc.vms.push_back(vm);
   return sc;
 }
+
+// A simulated word alone on its cache line, for tests of line timing and spinning.
+struct alignas(64) LineWord {
+  SimAtomic<std::uint32_t> v{};
+};
 
 inline void set_param(scenario::Scenario& sc, const std::string& key, scenario::ParamValue v) {
   sc.vms.front().workload.params[key] = scenario::Param{std::move(v), {}};

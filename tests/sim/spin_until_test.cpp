@@ -11,15 +11,11 @@
 namespace pvlock::sim {
 namespace {
 
-struct alignas(64) Flag {
-  SimAtomic<std::uint32_t> v{};
-};
-
 TEST(SpinUntil, TimesOutAfterExactlyItsBudget) {
   const scenario::Scenario sc = testing::bare_metal(1, 2, "tas", "lockloop", 10, 0);
   Simulation sim(sc);
   Guest& g = sim.add_guest("g", sc.vms[0].guest, 2);
-  Flag flag;
+  testing::LineWord flag;
   std::int64_t t0 = 0, t1 = 0;
   SpinResult r = SpinResult::ready;
   std::uint64_t left = 1;
@@ -46,7 +42,7 @@ TEST(SpinUntil, PeriodicCheckEndsTheSpinEarly) {
   const scenario::Scenario sc = testing::bare_metal(1, 2, "tas", "lockloop", 10, 0);
   Simulation sim(sc);
   Guest& g = sim.add_guest("g", sc.vms[0].guest, 2);
-  Flag flag;
+  testing::LineWord flag;
   int checks = 0;
   std::uint64_t left = 0;
   SpinResult r = SpinResult::ready;
@@ -66,7 +62,7 @@ TEST(SpinUntil, WatchedWriteIsSeenAfterItsTransferAndTheRereadsTransfer) {
   const scenario::Scenario sc = testing::bare_metal(1, 2, "tas", "lockloop", 10, 0);
   Simulation sim(sc);
   Guest& g = sim.add_guest("g", sc.vms[0].guest, 2);
-  Flag flag;
+  testing::LineWord flag;
   std::int64_t written_at = 0, seen_at = 0;
   SpinResult r = SpinResult::timeout;
   g.create_task("spinner", 0, [&] {
