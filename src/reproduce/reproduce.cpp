@@ -207,6 +207,8 @@ nlohmann::ordered_json to_json(const std::vector<ExperimentResult>& results, dou
     }
     j["experiments"].push_back(e);
   }
+  const Tally t = tally(results);
+  j["summary"] = {{"effects", t.effects}, {"agree", t.agree}, {"noise", t.noise}};
   j["perf"] = {{"wall_s", wall_s}};
   return j;
 }
@@ -286,6 +288,10 @@ std::string to_table(const std::vector<ExperimentResult>& results) {
     }
     out += "\n";
   }
+  if (const Tally t = tally(results); t.effects > 0)
+    out +=
+        fmt::format("{} of {} effects agree with their bands ({} of the {} verdicts are noise)\n",
+                    t.agree, t.effects, t.noise, t.effects);
   return out;
 }
 
@@ -294,6 +300,17 @@ bool any_stuck(const std::vector<ExperimentResult>& results) {
     for (const CellResult& c : r.cells)
       if (!c.stuck.empty()) return true;
   return false;
+}
+
+Tally tally(const std::vector<ExperimentResult>& results) {
+  Tally t;
+  for (const ExperimentResult& r : results)
+    for (const EffectResult& e : r.effects) {
+      ++t.effects;
+      if (e.agrees) ++t.agree;
+      if (!e.resolved) ++t.noise;
+    }
+  return t;
 }
 
 bool all_agree(const std::vector<ExperimentResult>& results) {

@@ -89,4 +89,13 @@ std::string to_table(const std::vector<ExperimentResult>& results);
 bool any_stuck(const std::vector<ExperimentResult>& results);
 bool all_agree(const std::vector<ExperimentResult>& results);
 
+// How many effects agree with their bands, and how many verdicts the seeds' noise could
+// reverse (EffectResult::resolved false), over all experiments.
+struct Tally {
+  int effects = 0;
+  int agree = 0;
+  int noise = 0;
+};
+Tally tally(const std::vector<ExperimentResult>& results);
+
 }  // namespace pvlock::reproduce

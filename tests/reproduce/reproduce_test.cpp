@@ -199,6 +199,12 @@ TEST(Reproduce, ComparesSimulatedRatiosWithBands) {
   EXPECT_EQ(j["experiments"][0]["effects"][0]["resolved"], true);
   EXPECT_NE(to_table(results).find("b over a"), std::string::npos);
   EXPECT_EQ(to_table(results).find("(noise)"), std::string::npos);
+  EXPECT_NE(to_table(results).find("1 of 1 effects agree with their bands (0 of the 1 verdicts "
+                                   "are noise)"),
+            std::string::npos);
+  EXPECT_EQ(j["summary"]["effects"], 1);
+  EXPECT_EQ(j["summary"]["agree"], 1);
+  EXPECT_EQ(j["summary"]["noise"], 0);
 }
 
 TEST(Reproduce, ExtraOverridesComeLastInEveryCell) {
@@ -317,6 +323,9 @@ TEST(Reproduce, AnEffectWhoseVerdictCouldFlipWithOtherSeedsIsMarkedNoise) {
   EXPECT_FALSE(e.resolved);
   const std::string table = to_table(results);
   EXPECT_NE(table.find("yes (noise)"), std::string::npos) << table;
+  EXPECT_NE(table.find("1 of 1 effects agree with their bands (1 of the 1 verdicts are noise)"),
+            std::string::npos)
+      << table;
   EXPECT_NE(table.find("0.693"), std::string::npos) << table;  // the 2 se column
   const auto j = to_json(results, 1.0);
   EXPECT_EQ(j["experiments"][0]["effects"][0]["resolved"], false);
