@@ -27,6 +27,7 @@ struct HookEnv : NativeEnv {
     std::array<std::atomic<bool>, kCpus> hold_after_wake{};  // park after block() returns
     std::atomic<bool> fake_clock{false};
     std::atomic<std::int64_t> clock{1'000'000};
+    std::atomic<std::uint64_t> clock_reads{0};  // now_ns() calls while the clock is fake
     std::atomic<std::uint64_t> preempted_calls{0};
   };
   static Hooks& hooks() {
@@ -42,6 +43,7 @@ struct HookEnv : NativeEnv {
     }
     h.fake_clock = false;
     h.clock = 1'000'000;
+    h.clock_reads = 0;
     h.preempted_calls = 0;
   }
 
@@ -51,7 +53,9 @@ struct HookEnv : NativeEnv {
     return hooks().preempted[c].load();
   }
   static std::int64_t now_ns() {
-    return hooks().fake_clock.load() ? hooks().clock.load() : NativeEnv::now_ns();
+    if (!hooks().fake_clock.load()) return NativeEnv::now_ns();
+    hooks().clock_reads.fetch_add(1);
+    return hooks().clock.load();
   }
   // schedule(): a woken task can be held back, to let another task run into the window
   // between a wake-up and the woken task's retry.

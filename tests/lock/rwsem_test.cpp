@@ -99,9 +99,12 @@ TEST_F(RwSemTest, WriterSpinOnReadersTimesOutAndMarksNonspinnable) {
   reader.start(r, kR, true);
   ASSERT_TRUE(eventually([&] { return reader.acquired.load(); }));
 
-  // W1 spins on the reader-owned lock (it holds the OSQ while doing so).
+  // W1 spins on the reader-owned lock (it holds the OSQ while doing so). Its time limit
+  // starts when it first reads the clock in that spin: wait for that read, or a slow W1 (under
+  // ThreadSanitizer) could start its limit after the clock has been advanced below.
   w1.start(r, kW1, false);
   ASSERT_TRUE(eventually([&] { return r.osq_busy(); }));
+  ASSERT_TRUE(eventually([&] { return HookEnv::hooks().clock_reads.load() > 0; }));
   // One reader: the limit is 10.5 us of (fake) sched_clock. 10 us is not enough...
   advance_clock(10'000);
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
