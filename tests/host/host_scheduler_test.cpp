@@ -187,35 +187,31 @@ TEST(HostScheduler, ShortSleeperDoesNotPreempt) {
   EXPECT_EQ(s.current(0), runner);
 }
 
-TEST(HostScheduler, YieldToRunsTheTargetNext) {
+// Three threads on one pCPU, all at vruntime 0, started at time 0 (a runs first).
+class ThreeThreadsOnOnePcpu : public ::testing::Test {
+ protected:
   scenario::HostSpec spec;
   Recorder rec;
-  HostScheduler s(spec, topo(1), rec);
+  HostScheduler s{spec, topo(1), rec};
   const ThreadId a = s.add_thread(0, false);
   const ThreadId b = s.add_thread(0, false);
   const ThreadId c = s.add_thread(0, false);
   std::int64_t now = 0;
-  s.start(now);
+  void SetUp() override { s.start(now); }
+};
+
+TEST_F(ThreeThreadsOnOnePcpu, YieldToRunsTheTargetNext) {
   const ThreadId cur = s.current(0);
   // Pick a waiting target that is not leftmost-by-id to make the buddy matter.
   const ThreadId target = cur == c ? b : c;
   EXPECT_TRUE(s.yield_to(cur, target, now));
   EXPECT_EQ(s.current(0), target);
   EXPECT_FALSE(s.yield_to(target, target, now));  // running targets are refused
-  (void)a;
 }
 
-TEST(HostScheduler, AYielderPassedOverStaysTheSkipBuddyUntilPicked) {
+TEST_F(ThreeThreadsOnOnePcpu, AYielderPassedOverStaysTheSkipBuddyUntilPicked) {
   // clear_buddies() clears only the picked thread's buddy marks: a yielder that was passed
   // over is skipped again at the next pick, not picked as the leftmost.
-  scenario::HostSpec spec;
-  Recorder rec;
-  HostScheduler s(spec, topo(1), rec);
-  const ThreadId a = s.add_thread(0, false);
-  const ThreadId b = s.add_thread(0, false);
-  const ThreadId c = s.add_thread(0, false);
-  std::int64_t now = 0;
-  s.start(now);
   ASSERT_EQ(s.current(0), a);  // all at vruntime 0: the lowest id first
   s.yield(a, now);             // a: skip buddy, b (second, as close) runs
   ASSERT_EQ(s.current(0), b);
@@ -230,15 +226,7 @@ TEST(HostScheduler, AYielderPassedOverStaysTheSkipBuddyUntilPicked) {
   EXPECT_EQ(s.skip_buddy(0), kIdle);
 }
 
-TEST(HostScheduler, AYieldToTargetTooFarAheadStaysTheNextBuddyUntilPicked) {
-  scenario::HostSpec spec;
-  Recorder rec;
-  HostScheduler s(spec, topo(1), rec);
-  const ThreadId a = s.add_thread(0, false);
-  const ThreadId b = s.add_thread(0, false);
-  const ThreadId c = s.add_thread(0, false);
-  std::int64_t now = 0;
-  s.start(now);
+TEST_F(ThreeThreadsOnOnePcpu, AYieldToTargetTooFarAheadStaysTheNextBuddyUntilPicked) {
   s.block(a, now);  // b runs 10 ms alone while c waits: b ends 10 ms ahead of c
   ASSERT_EQ(s.current(0), b);
   now += 10'000'000;
