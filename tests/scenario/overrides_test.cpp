@@ -130,10 +130,6 @@ const OverrideCase kCases[] = {
      kVirt,
      {"vm[0].workload.hold={dist=\"exp\"}"},
      "--set vm[0].workload.hold={dist=\"exp\"}: required key is missing in a distribution table"},
-    {"warmup_cross_check",
-     kVirt,
-     {"run.duration_ms=5"},
-     "--set run.duration_ms=5: must be greater than run.warmup_ms (10, the default)"},
 };
 
 class BadOverride : public ::testing::TestWithParam<OverrideCase> {};

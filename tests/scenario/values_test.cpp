@@ -2,6 +2,8 @@
 // workload parameters and distributions.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "pvlock/lock/knobs.hpp"
 #include "scenario/parse.hpp"
 #include "scenario_test_util.hpp"
@@ -41,6 +43,16 @@ TEST(Values, DefaultsComeFromScenarioHpp) {
   EXPECT_EQ(v.where.line, 2);
   EXPECT_EQ(v.workload.where.line, 4);
   EXPECT_EQ(v.workload.where.key_path, "vm[0].workload");
+}
+
+TEST(Values, AWarmUpMayBeLongerThanTheMeasuredWindow) {
+  // The warm-up precedes the window (steady-state measurements skip a long transient).
+  const Scenario s = parse_scenario(
+      std::string("[run]\nduration_ms = 5\nwarmup_ms = 300\n") + kBare, "t.toml");
+  EXPECT_EQ(s.run.duration_ms, 5);
+  EXPECT_EQ(s.run.warmup_ms, 300);
+  const Scenario d = parse_scenario(std::string("[run]\nduration_ms = 5\n") + kBare, "t.toml");
+  EXPECT_EQ(d.run.warmup_ms, RunSpec{}.warmup_ms);
 }
 
 TEST(Values, EverySectionIsRead) {
