@@ -47,8 +47,8 @@ TEST(Values, DefaultsComeFromScenarioHpp) {
 
 TEST(Values, AWarmUpMayBeLongerThanTheMeasuredWindow) {
   // The warm-up precedes the window (steady-state measurements skip a long transient).
-  const Scenario s = parse_scenario(
-      std::string("[run]\nduration_ms = 5\nwarmup_ms = 300\n") + kBare, "t.toml");
+  const Scenario s =
+      parse_scenario(std::string("[run]\nduration_ms = 5\nwarmup_ms = 300\n") + kBare, "t.toml");
   EXPECT_EQ(s.run.duration_ms, 5);
   EXPECT_EQ(s.run.warmup_ms, 300);
   const Scenario d = parse_scenario(std::string("[run]\nduration_ms = 5\n") + kBare, "t.toml");
