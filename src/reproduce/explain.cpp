@@ -128,6 +128,17 @@ std::string host_and_locks_line(const nlohmann::ordered_json& run) {
                                   100 * num(c, "pv_wait_early_preempted") / early));
     if (kicks > 0)
       parts.push_back(fmt::format("kick->run {:.1f} us", num(c, "pv_latency_wake") / kicks / 1e3));
+    // How long a halted queued waiter stays halted: the time per pv_wait() (node or head)
+    // tells a draining queue (the fast regime, ~0.5 ms) from a stalled one (tens of ms).
+    const double halts = num(c, "pv_wait_node") + num(c, "pv_wait_head");
+    if (halts > 0 && run.contains("profile")) {
+      double halted_ns = 0;
+      for (const auto& [vm, prof] : run.at("profile").items())
+        if (prof.contains("symbols") && prof.at("symbols").contains("pv_wait_halted"))
+          halted_ns += num(prof.at("symbols").at("pv_wait_halted"), "ns");
+      if (halted_ns > 0)
+        parts.push_back(fmt::format("pv_wait halt {:.1f} us", halted_ns / halts / 1e3));
+    }
     if (num(c, "pv_lock_stealing") > 0)
       parts.push_back("steals " + si(num(c, "pv_lock_stealing") / secs) + "/s");
     if (num(c, "osq_unqueue_preempted") > 0)

@@ -448,27 +448,28 @@ TEST(Reproduce, CellsOfTheSameConfigurationShareOneRun) {
 TEST(Explain, SummarisesProfileHostAndSlowPathPerSecond) {
   nlohmann::ordered_json run;
   run["measured_ns"] = 100000000;  // 0.1 s
-  run["profile"]["vm0"] = {{"total_ns", 1000},
+  run["profile"]["vm0"] = {{"total_ns", 1e9},
                            {"symbols",
-                            {{"spin", {{"ns", 300}}},
-                             {"workload", {{"ns", 100}}},
-                             {"pv_wait_halted", {{"ns", 500}}},
-                             {"lock_ops", {{"ns", 50}}},
-                             {"irq", {{"ns", 50}}}}}};
+                            {{"spin", {{"ns", 3e8}}},
+                             {"workload", {{"ns", 1e8}}},
+                             {"pv_wait_halted", {{"ns", 5e8}}},
+                             {"lock_ops", {{"ns", 5e7}}},
+                             {"irq", {{"ns", 5e7}}}}}};
   run["host"] = {{"steal_pct", 49.4},
                  {"exits", {{"ple", 1200000}, {"hlt", 300}}},
                  {"ple_yields", {{"tried", 1300000}, {"done", 1100000}}},
                  {"kick_yields", {{"tried", 0}, {"done", 0}}},
                  {"lock_holder_preemptions", 15000}};
-  run["counters"] = {{"pv_wait_node", 325},           {"pv_wait_early", 325},
-                     {"pv_wait_early_preempted", 65}, {"pv_kick_wake", 100},
-                     {"pv_latency_wake", 20000000},   {"pv_lock_stealing", 5000}};
+  run["counters"] = {{"pv_wait_node", 325},     {"pv_wait_head", 75},
+                     {"pv_wait_early", 325},    {"pv_wait_early_preempted", 65},
+                     {"pv_kick_wake", 100},     {"pv_latency_wake", 20000000},
+                     {"pv_lock_stealing", 5000}};
   const std::string e = explain_run(run);
   for (const char* want :
        {"halted/idle 50% of vCPU time; executed: spin 60% workload 20% lock_ops 10%", "steal 49%",
         "PLE exits 12.0M/s", "HLT exits 3.0k/s", "directed yields 11.0M/s",
         "lock-holder preemptions 150.0k/s", "wait-early 3.2k/s (20% by vcpu_is_preempted)",
-        "kick->run 200.0 us", "steals 50.0k/s"})
+        "kick->run 200.0 us", "pv_wait halt 1250.0 us", "steals 50.0k/s"})
     EXPECT_NE(e.find(want), std::string::npos) << want << " in:\n" << e;
   EXPECT_EQ(e.find("kick yields"), std::string::npos) << e;  // nothing counted, not shown
   EXPECT_EQ(explain_run(nlohmann::ordered_json::object()), "");
