@@ -91,6 +91,16 @@ std::string wakeups_part(const nlohmann::ordered_json& w, double secs) {
   return out;
 }
 
+// One profile symbol's CPU time, summed over the VMs (0 without a profile).
+double symbol_ns(const nlohmann::ordered_json& run, const char* symbol) {
+  double ns = 0;
+  if (!run.contains("profile")) return ns;
+  for (const auto& [vm, prof] : run.at("profile").items())
+    if (prof.contains("symbols") && prof.at("symbols").contains(symbol))
+      ns += num(prof.at("symbols").at(symbol), "ns");
+  return ns;
+}
+
 std::string host_and_locks_line(const nlohmann::ordered_json& run) {
   const double secs = num(run, "measured_ns") / 1e9;
   if (secs <= 0) return {};
@@ -131,14 +141,8 @@ std::string host_and_locks_line(const nlohmann::ordered_json& run) {
     // How long a halted queued waiter stays halted: the time per pv_wait() (node or head)
     // tells a draining queue (the fast regime, ~0.5 ms) from a stalled one (tens of ms).
     const double halts = num(c, "pv_wait_node") + num(c, "pv_wait_head");
-    if (halts > 0 && run.contains("profile")) {
-      double halted_ns = 0;
-      for (const auto& [vm, prof] : run.at("profile").items())
-        if (prof.contains("symbols") && prof.at("symbols").contains("pv_wait_halted"))
-          halted_ns += num(prof.at("symbols").at("pv_wait_halted"), "ns");
-      if (halted_ns > 0)
-        parts.push_back(fmt::format("pv_wait halt {:.1f} us", halted_ns / halts / 1e3));
-    }
+    if (const double halted_ns = symbol_ns(run, "pv_wait_halted"); halts > 0 && halted_ns > 0)
+      parts.push_back(fmt::format("pv_wait halt {:.1f} us", halted_ns / halts / 1e3));
     if (num(c, "pv_lock_stealing") > 0)
       parts.push_back("steals " + si(num(c, "pv_lock_stealing") / secs) + "/s");
     if (num(c, "osq_unqueue_preempted") > 0)
