@@ -7,7 +7,8 @@
 //   [costs]    cache, PAUSE, exit, IPI, wake and switch costs (defaults: costs.md skylake-2s)
 //   [host]     optional; absent = bare metal. scheduler = "cfs" | "eevdf", slices, stress_threads,
 //              housekeeping_*, ttwu_queue
-//   [host.kvm] kick_boost, yield_bailout_undercommit, irq_boost, irq_boost_user_mode, ple_*,
+//   [host.kvm] kick_boost, yield_bailout_undercommit, irq_boost, irq_boost_user_mode,
+//   in_kernel_check_preempted_only, ple_*,
 //              halt_poll_*, preempted_on_every_put, pv_unhalt
 //   [[vm]]     name, count, vcpus, placement = "floating" | "pinned",
 //              [vm.guest] lock + knobs, [vm.workload] type + parameters
@@ -171,6 +172,13 @@ struct HostSpec {
     // for a kernel-mode spinner when an interrupt waits for it (the IPI receiver of a TLB
     // shootdown). Before it, only vCPUs preempted in kernel mode were.
     bool irq_boost_user_mode = false;
+    // 046ddeed ("KVM: Check preempted_in_kernel for involuntary preemption", v5.3, August
+    // 2019): a kernel-mode spinner skips only candidates that were *preempted* in guest user
+    // mode. Before it the check applied to every candidate, and kvm_arch_vcpu_in_kernel()
+    // read a copy of the privilege level that kvm_arch_vcpu_put() refreshes only at an
+    // involuntary preemption: a vCPU woken from HLT was judged by where it was when it was
+    // last preempted (user mode, or never preempted: skipped).
+    bool in_kernel_check_preempted_only = true;
     bool ple = true;
     std::int64_t ple_window_cycles = 4096;
     std::int64_t ple_window_grow = 2;

@@ -114,6 +114,7 @@ void read_host(Section& s, HostSpec& h) {
     k.read("yield_bailout_undercommit", v.yield_bailout_undercommit);
     k.read("irq_boost", v.irq_boost);
     k.read("irq_boost_user_mode", v.irq_boost_user_mode);
+    k.read("in_kernel_check_preempted_only", v.in_kernel_check_preempted_only);
     k.read("ple", v.ple);
     k.read("ple_window_cycles", v.ple_window_cycles, 0, 1'000'000'000'000);
     k.read("ple_window_grow", v.ple_window_grow, 0, 1000);

@@ -24,10 +24,10 @@ struct Vm {
     for (auto& v : view) v = DyView{true, true, true, false};
     result.fill(YieldResult::yielded);
   }
-  int pick(int me, int last, bool kernel_mode = true) {
+  int pick(int me, int last, bool kernel_mode = true, bool preempted_only = true) {
     tried.clear();
     return pick_directed_yield(
-        kN, me, last, kernel_mode, [&](int i) { return view[static_cast<std::size_t>(i)]; },
+        kN, me, last, kernel_mode, preempted_only, [&](int i) { return view[static_cast<std::size_t>(i)]; },
         [&](int i) {
           const auto k = static_cast<std::size_t>(i);
           const bool ok = !in_spin_loop[k] || dy_eligible[k];
@@ -74,6 +74,21 @@ TEST(DirectedYield, UserModeRuleAppliesOnlyToPreemptedVcpus) {
   vm.view[1].preempted = true;
   EXPECT_EQ(vm.pick(0, 0), 2);
   EXPECT_TRUE(vm.tried == std::vector<int>{2});
+}
+
+TEST(DirectedYield, BeforeTheInvoluntaryPreemptionCheckTheUserModeRuleAppliesToAll) {
+  // Hosts before 046ddeed (v5.3): a vCPU woken from HLT is judged by the mode it was in at
+  // its last involuntary preemption, and skipped if that was user mode.
+  Vm vm;
+  vm.view[1].preempted = false;
+  vm.view[1].in_kernel = false;
+  EXPECT_EQ(vm.pick(0, 0, true, /*preempted_only=*/false), 2);
+  EXPECT_TRUE(vm.tried == std::vector<int>{2});
+  vm.view[1].in_kernel = true;  // last preempted in kernel mode: a candidate
+  EXPECT_EQ(vm.pick(0, 0, true, false), 1);
+  // A user-mode exit looks at nobody's mode, then as now.
+  vm.view[1].in_kernel = false;
+  EXPECT_EQ(vm.pick(0, 0, /*kernel_mode=*/false, false), 1);
 }
 
 TEST(DirectedYield, SpinningCandidateIsEligibleEveryOtherTime) {

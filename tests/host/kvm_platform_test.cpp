@@ -162,6 +162,7 @@ TEST(KvmPlatform, EveryKickTimeYieldAttemptEndsOneWay) {
     auto n = [&](const char* key) { return k.at(key).get<std::uint64_t>(); };
     EXPECT_EQ(n("tried"), n("done") + n("lost_to_ttwu_queue") + n("both_single") + n("refused"));
     EXPECT_LE(n("onto_kicker_pcpu"), n("done"));
+    EXPECT_LE(n("to_switching_in"), n("done"));
     EXPECT_LE(n("kicker_descheduled"), n("done"));
     return n("kicker_descheduled");
   };
@@ -169,6 +170,19 @@ TEST(KvmPlatform, EveryKickTimeYieldAttemptEndsOneWay) {
   std::uint64_t per_vm = 0;
   for (const auto& vm : j.at("vms")) per_vm += check(vm.at("host").at("kick_yields"));
   EXPECT_EQ(per_vm, j.at("host").at("kick_yields").at("kicker_descheduled").get<std::uint64_t>());
+}
+
+TEST(KvmPlatform, AKickTimeYieldToAVcpuTheKickSwitchedInGoesAhead) {
+  // The kick wakes the queue head onto an idle pCPU (or preempting): the host has picked it,
+  // but p->on_cpu is only set by that CPU's context switch, after this hypercall's
+  // yield_to() has looked. So yield_to() goes ahead, and the kicker yields its own pCPU if it
+  // has company there. One socket, so that no wake-up is left on a remote wake list.
+  const auto j = run({"host.kvm.kick_boost=true", "host.kvm.irq_boost=true", "vm[0].vcpus=16",
+                      "vm[0].guest.spin_threshold=64", "run.duration_ms=60",
+                      "run.watchdog_ms=0"});
+  const auto& k = j.at("host").at("kick_yields");
+  EXPECT_GT(k.at("to_switching_in").get<std::uint64_t>(), 0u);
+  EXPECT_GT(j.at("host").at("wakeups").at("onto_idle").get<std::uint64_t>(), 0u);
 }
 
 TEST(KvmPlatform, CountsVcpuMigrationsOnlyWhereVcpusFloat) {

@@ -547,11 +547,12 @@ TEST(Explain, SaysHowKickTimeYieldsEnded) {
                    {"both_single", 300},
                    {"refused", 100},
                    {"onto_kicker_pcpu", 100},
+                   {"to_switching_in", 200},
                    {"kicker_descheduled", 300}}}};
   EXPECT_EQ(explain_run(run),
             "steal 10%, kick yields 4.0k/s of 10.0k/s tried (lost to TTWU_QUEUE 20%, both run "
-            "queues single 30%, refused 10%; of those done, onto the kicker's pCPU 25%, kicker "
-            "descheduled 75%)");
+            "queues single 30%, refused 10%; of those done, onto the kicker's pCPU 25%, to a "
+            "vCPU the kick switched in 50%, kicker descheduled 75%)");
   // Results from before the outcome counters: only the rates.
   run["host"]["kick_yields"] = {{"tried", 1000}, {"done", 400}};
   EXPECT_EQ(explain_run(run), "steal 10%, kick yields 4.0k/s of 10.0k/s tried");

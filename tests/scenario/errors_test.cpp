@@ -145,7 +145,8 @@ const BrokenCase kCases[] = {
      "t.toml:2:13: host.scheduler: unknown value 'bfs'; valid: cfs, eevdf"},
     {"kvm_unknown", "[host.kvm]\npl = true\n[[vm]]\nvcpus=1\n[vm.workload]\ntype=\"x\"\n",
      "t.toml:2:1: host.kvm.pl: unknown key 'pl' in [host.kvm]; known: pv_unhalt, steal_time, "
-     "kick_boost, yield_bailout_undercommit, irq_boost, irq_boost_user_mode, ple, "
+     "kick_boost, yield_bailout_undercommit, irq_boost, irq_boost_user_mode, "
+     "in_kernel_check_preempted_only, ple, "
      "ple_window_cycles, "
      "ple_window_grow, "
      "ple_window_max_cycles, "

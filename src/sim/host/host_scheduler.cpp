@@ -243,7 +243,11 @@ void HostScheduler::schedule(int pcpu, std::int64_t now) {
     Thread& n = threads_[idx(next)];
     n.state = State::running;
     n.exec_start = now;
-    n.prev_sum_exec = n.sum_exec;
+    // set_next_entity() starts a new slice only for a thread that was not running: when
+    // schedule() picks the running thread again, pick_next_task_fair() skips the put/set pair
+    // (its fast path, CONFIG_FAIR_GROUP_SCHED as distribution kernels build it), so a thread
+    // re-picked at a tick, or after a yield or a buddy that did not win, keeps its slice count.
+    if (next != prev) n.prev_sum_exec = n.sum_exec;
     q.curr = next;
   }
   if (next != prev) {
@@ -263,6 +267,15 @@ bool HostScheduler::should_preempt_on_wake(const RunQueue& q, ThreadId woken) co
   }
   // check_preempt_wakeup(): preempt only past the wakeup granularity.
   return wakeup_preempt_entity(q.curr, woken) == 1;
+}
+
+void HostScheduler::mark_wakeup_preemption(int pcpu, ThreadId woken) {
+  // check_preempt_wakeup(): a wake-up that preempts the running thread also makes the woken
+  // thread the next buddy ("bias pick_next to the entity triggering this preemption"), so
+  // the schedule() that follows runs it even when another waiter is further left (within
+  // the wakeup granularity). This also replaces an older yield_to() mark. EEVDF (v6.6+) sets
+  // no buddy here (NEXT_BUDDY is off by default).
+  if (spec_.scheduler == scenario::HostSpec::Scheduler::cfs) rq(pcpu).next_buddy = woken;
 }
 
 int HostScheduler::select_pcpu_on_wake(const Thread& th) const {
@@ -307,6 +320,7 @@ HostScheduler::WakeOutcome HostScheduler::wake(ThreadId t, std::int64_t now) {
   }
   enqueue(target, t);
   if (!should_preempt_on_wake(rq(target), t)) return WakeOutcome::queued;
+  if (!idle) mark_wakeup_preemption(target, t);
   schedule(target, now);
   return idle ? WakeOutcome::onto_idle : WakeOutcome::preempts;
 }
@@ -448,8 +462,12 @@ void HostScheduler::balance(std::int64_t now) {
       if (idle) {
         schedule(p, now);
       } else {
+        // attach_task() -> check_preempt_curr(), as for a wake-up.
         const ThreadId moved = rq(p).queued.back();
-        if (should_preempt_on_wake(rq(p), moved)) schedule(p, now);
+        if (should_preempt_on_wake(rq(p), moved)) {
+          mark_wakeup_preemption(p, moved);
+          schedule(p, now);
+        }
       }
     }
   }

@@ -7,7 +7,8 @@
 // (check_preempt_tick), wakeup preemption with a 4 ms granularity (wakeup_preempt_entity), sleeper
 // placement at min_vruntime - 12 ms (GENTLE_FAIR_SLEEPERS), next/skip buddies for yield_to
 // (yield_to_task_fair; a mark lasts until its thread is picked, sleeps or ends its slice, as
-// clear_buddies() has it), wake placement on an idle pCPU of the same socket first
+// clear_buddies() has it) and a next buddy for a wake-up that preempts (check_preempt_wakeup),
+// slices that continue when schedule() re-picks the running thread, wake placement on an idle pCPU of the same socket first
 // (select_idle_sibling), idle pulling (newidle_balance, gated by the pCPU's average idle
 // period and sparing cache-hot threads) and periodic balancing per sched domain (SMT,
 // socket, machine) at the kernel's intervals, with idle pCPUs taking no tick (NO_HZ). EEVDF (v6.6+)
@@ -153,6 +154,8 @@ class HostScheduler {
   // Switch `pcpu` to the best candidate now (schedule()); `prev_runnable` as for on_switch.
   void schedule(int pcpu, std::int64_t now);
   bool should_preempt_on_wake(const RunQueue& q, ThreadId woken) const;
+  // The next-buddy mark check_preempt_wakeup() leaves for the thread that preempts.
+  void mark_wakeup_preemption(int pcpu, ThreadId woken);
   int select_pcpu_on_wake(const Thread& th) const;
   void migrate(ThreadId t, int from, int to);
   // Sched domains of a pCPU, smallest first: its SMT siblings, its socket, the machine.

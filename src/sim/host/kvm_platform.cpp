@@ -206,6 +206,9 @@ void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, 
       // time record tells the guest (vcpu_is_preempted), and it is a directed-yield target.
       s.ready = true;
       s.preempted = true;
+      // kvm_arch_vcpu_put(): the privilege level is recorded only at an involuntary
+      // preemption (kvm_arch_vcpu_in_kernel() reads this copy). The idle loop is kernel mode.
+      s.preempted_in_kernel = v->curr == nullptr || v->curr->sym != Sym::workload;
       s.runnable_since = now;
       v->steal.preempted.hw_store(1);
       if (tr != nullptr) {
@@ -264,7 +267,8 @@ void KvmPlatform::wake_vcpu(Vcpu& v) {
   if (trace::Tracer* tr = sim_->tracer()) tr->vcpu_off_reason(v, trace::OffReason::woken, now);
   const host::HostScheduler::WakeOutcome outcome = sched_->wake(s.thread, now);
   using WO = host::HostScheduler::WakeOutcome;
-  if (outcome == WO::queued) s.queued_since = now;
+  // Waiting in a run queue: queued, or a preemption that picked another thread.
+  if (outcome != WO::not_blocked && !sched_->running(s.thread)) s.queued_since = now;
   if (outcome != WO::not_blocked) {
     std::uint64_t HostCounters::*field = outcome == WO::onto_idle  ? &HostCounters::wakes_onto_idle
                                          : outcome == WO::preempts ? &HostCounters::wakes_preempting
@@ -379,15 +383,22 @@ double KvmPlatform::kick(Vcpu& from, Vcpu& to) {
     };
     ++gc(from).kick_yields_tried;
     const int target_pcpu = sched_->pcpu_of(target);
-    if (sc_.host->ttwu_queue && was_blocked && sched_->runnable(target) &&
-        !sched_->running(target) && !sched_->shares_cache(from.pcpu, target_pcpu)) {
+    const bool just_woken = was_blocked && sched_->runnable(target);
+    if (sc_.host->ttwu_queue && just_woken && !sched_->shares_cache(from.pcpu, target_pcpu)) {
       ++counters_.kick_yields_tried;
       count(&HostCounters::kick_yields_lost_ttwu);
     } else {
-      switch (directed_yield(from, to, counters_.kick_yields_tried, counters_.kick_yields)) {
+      // A thread the kick has just switched in (onto an idle pCPU, or preempting) is not on
+      // that CPU yet: p->on_cpu is set by the remote context switch, after the idle exit or
+      // the reschedule IPI, microseconds after this hypercall's yield_to() looks. So
+      // yield_to() does not see a running task and goes ahead.
+      const bool switching_in = just_woken && sched_->running(target);
+      switch (directed_yield(from, to, counters_.kick_yields_tried, counters_.kick_yields,
+                             switching_in)) {
         case host::YieldResult::yielded:
           ++gc(from).kick_yields;
           if (target_pcpu == from.pcpu) count(&HostCounters::kick_yields_onto_kicker_pcpu);
+          if (switching_in) count(&HostCounters::kick_yields_to_switching_in);
           // yield_to()'s schedule() on the kicker's pCPU, with the kicker the skip buddy.
           if (!sched_->running(st(from).thread))
             count(&HostCounters::kick_yields_kicker_descheduled);
@@ -473,14 +484,22 @@ void KvmPlatform::schedule_ple(Vcpu& v) {
 }
 
 host::YieldResult KvmPlatform::directed_yield(Vcpu& from, Vcpu& to, std::uint64_t& tried,
-                                              std::uint64_t& done) {
+                                              std::uint64_t& done, bool target_switching_in) {
   ++tried;
   const host::ThreadId f = st(from).thread;
   const host::ThreadId t = st(to).thread;
   // yield_to() gives up with -ESRCH when both run queues hold a single task.
   if (sched_->nr_running(sched_->pcpu_of(f)) == 1 && sched_->nr_running(sched_->pcpu_of(t)) == 1)
     return host::YieldResult::single_tasks;
-  if (!sched_->yield_to(f, t, sim_->now())) return host::YieldResult::failed;
+  if (target_switching_in) {
+    // The target is already its pCPU's pick (the next-buddy mark would change nothing
+    // there); what remains of yield_to_task_fair() is the yielder's yield_task_fair() and
+    // schedule() -- unless the yielder has itself just been preempted by the wake-up.
+    if (!sched_->running(f)) return host::YieldResult::failed;
+    sched_->yield(f, sim_->now());
+  } else if (!sched_->yield_to(f, t, sim_->now())) {
+    return host::YieldResult::failed;
+  }
   ++done;
   if (trace::Tracer* tr = sim_->tracer())
     tr->instant(from, "yield_to", sim_->now(), &to,
@@ -497,7 +516,7 @@ void KvmPlatform::kvm_vcpu_on_spin(Vcpu& me) {
   st(me).in_spin_loop = true;
   const bool irq_user = sc_.host->kvm.irq_boost_user_mode;
   const int target = host::pick_directed_yield(
-      g.vcpu_count(), me.id, last, true,
+      g.vcpu_count(), me.id, last, true, sc_.host->kvm.in_kernel_check_preempted_only,
       [&](int i) {
         const Vcpu& v = g.vcpu(i);
         const VcpuState& s = st(v);
@@ -505,7 +524,7 @@ void KvmPlatform::kvm_vcpu_on_spin(Vcpu& me) {
         d.ready = s.ready;
         d.runnable = sched_->runnable(s.thread);
         d.preempted = s.preempted;
-        d.in_kernel = v.curr != nullptr && v.curr->sym != Sym::workload;
+        d.in_kernel = s.preempted_in_kernel;
         // A pending interrupt exempts a vCPU preempted in user mode only since 52acd22faa1a.
         d.irq_pending = irq_user && (v.irq_pending_ns > 0 || v.irq_waiting);
         return d;
@@ -582,9 +601,15 @@ void KvmPlatform::on_event(const Event& e) {
     }
     case kPollEnd:
       if (s.halt != HaltState::polling || !v.halted) return;
-      s.halt = HaltState::blocked;
       ++counters_.halt_blocks;
       ++gc(v).halt_blocks;
+      if (!sched_->running(s.thread)) {
+        // Preempted while polling: kvm_vcpu_block() finds the poll window over when the
+        // thread runs again, and blocks then (what the masked-wake check does).
+        s.halt = HaltState::checking;
+        return;
+      }
+      s.halt = HaltState::blocked;
       if (hs.kvm.preempted_on_every_put) v.steal.preempted.hw_store(1);
       sched_->block(s.thread, now);
       return;

@@ -54,11 +54,13 @@ struct HostCounters {
   // How the kick-time yields that did not go through ended: the target still TASK_WAKING on
   // another socket's wake list (TTWU_QUEUE), both run queues single (-ESRCH), or yield_to()
   // refused (target already running, or not on a run queue). And of those that went through:
-  // the target waiting on the kicker's own pCPU, and the kicker losing that pCPU with it.
+  // the target waiting on the kicker's own pCPU, the target switched in by the kick itself
+  // (not on its CPU yet), and the kicker losing its pCPU with it.
   std::uint64_t kick_yields_lost_ttwu = 0;
   std::uint64_t kick_yields_single = 0;
   std::uint64_t kick_yields_refused = 0;
   std::uint64_t kick_yields_onto_kicker_pcpu = 0;
+  std::uint64_t kick_yields_to_switching_in = 0;
   std::uint64_t kick_yields_kicker_descheduled = 0;
   std::uint64_t ple_yields_tried = 0;
   std::uint64_t ple_yields = 0;
@@ -128,6 +130,9 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
     bool spinning = false;
     bool in_spin_loop = false;  // had a PLE exit in this spin (candidate, alternately)
     bool dy_eligible = false;
+    // kvm_arch_vcpu_put()'s arch.preempted_in_kernel: guest kernel mode at the last
+    // involuntary preemption (false until the first).
+    bool preempted_in_kernel = false;
     bool pi_on = false;           // posted-interrupt descriptor ON: a posted vector not yet synced
     std::int64_t ple_window = 0;  // cycles
     std::int64_t runnable_since = -1;  // for steal accounting
@@ -149,7 +154,10 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   void masked_wake(Vcpu& v);
   void schedule_ple(Vcpu& v);
   void kvm_vcpu_on_spin(Vcpu& me);
-  host::YieldResult directed_yield(Vcpu& from, Vcpu& to, std::uint64_t& tried, std::uint64_t& done);
+  // yield_to() from `from` to `to`; `target_switching_in`: `to` was switched in by a wake-up
+  // at this instant and is not on its CPU yet (see kick()).
+  host::YieldResult directed_yield(Vcpu& from, Vcpu& to, std::uint64_t& tried, std::uint64_t& done,
+                                   bool target_switching_in = false);
   void arm_timer(Vcpu& v, std::int64_t at, Timer kind);
   std::uint32_t& gen_of(VcpuState& s, Timer kind);
   HostCounters& gc(const Vcpu& v);
