@@ -170,6 +170,30 @@ TEST(HostScheduler, WakeSaysWhereTheThreadWentAndScheduleSaysWhy) {
   EXPECT_EQ(s.current(0), first);
 }
 
+TEST(HostScheduler, ANonPreemptibleThreadIsNotPreemptedUntilItBlocks) {
+  // A vCPU thread re-checking its halt in kvm_vcpu_block() is on its way to schedule(): a
+  // wake-up that would preempt it (or a tick) waits until it blocks.
+  scenario::HostSpec spec;
+  Recorder rec;
+  HostScheduler s(spec, topo(1), rec);
+  s.add_thread(0, false);
+  s.add_thread(0, false);
+  std::int64_t now = 0;
+  s.start(now);
+  const ThreadId sleeper = s.current(0);
+  s.block(sleeper, now);
+  const ThreadId runner = s.current(0);
+  run_until(s, spec, now, 100'000'000);  // a long sleep: the wake-up would preempt
+  s.set_nonpreemptible(runner, true);
+  EXPECT_EQ(s.wake(sleeper, now), HostScheduler::WakeOutcome::queued);
+  EXPECT_EQ(s.current(0), runner);
+  run_until(s, spec, now, 150'000'000);  // nor does its slice end it
+  EXPECT_EQ(s.current(0), runner);
+  s.block(runner, now);
+  EXPECT_EQ(s.current(0), sleeper);
+  s.set_nonpreemptible(runner, false);
+}
+
 TEST(HostScheduler, ShortSleeperDoesNotPreempt) {
   scenario::HostSpec spec;
   Recorder rec;

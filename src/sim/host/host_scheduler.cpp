@@ -221,6 +221,9 @@ void HostScheduler::schedule(int pcpu, std::int64_t now) {
   RunQueue& q = rq(pcpu);
   update_curr(pcpu, now);
   const ThreadId prev = q.curr;
+  if (prev != kIdle && threads_[idx(prev)].nonpreemptible &&
+      threads_[idx(prev)].state == State::running)
+    return;
   bool prev_runnable = false;
   if (prev != kIdle) {
     Thread& p = threads_[idx(prev)];
@@ -322,6 +325,9 @@ HostScheduler::WakeOutcome HostScheduler::wake(ThreadId t, std::int64_t now) {
   if (!should_preempt_on_wake(rq(target), t)) return WakeOutcome::queued;
   if (!idle) mark_wakeup_preemption(target, t);
   schedule(target, now);
+  // The running thread may not have been preempted after all (a non-preemptible one, or a
+  // pick that went to another waiter): then the woken thread waits.
+  if (th.state != State::running) return WakeOutcome::queued;
   return idle ? WakeOutcome::onto_idle : WakeOutcome::preempts;
 }
 

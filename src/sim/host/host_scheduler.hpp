@@ -83,6 +83,10 @@ class HostScheduler {
   // yield_to(): running thread `from` gives its turn to `to` (kvm_vcpu_yield_to). Returns
   // false if `to` is not runnable-but-waiting (running or blocked), as the kernel does.
   bool yield_to(ThreadId from, ThreadId to, std::int64_t now);
+  // While set, the running thread `t` is in host kernel code on its way to schedule() of its
+  // own accord and is not preempted (a PREEMPT_VOLUNTARY host kernel): reschedules of its
+  // pCPU wait until it blocks or the mark is cleared.
+  void set_nonpreemptible(ThreadId t, bool on) { threads_[idx(t)].nonpreemptible = on; }
   // Periodic load balancing (rebalance_domains), to be called at every tick: balances the
   // domains of each pCPU whose interval is due (see HostSpec::balance_interval_per_cpu_ns).
   void balance(std::int64_t now);
@@ -125,6 +129,7 @@ class HostScheduler {
     std::int64_t prev_sum_exec = 0;  // sum_exec when it was last picked
     int pcpu = 0;
     bool pinned = false;
+    bool nonpreemptible = false;
     State state = State::queued;
   };
   struct RunQueue {

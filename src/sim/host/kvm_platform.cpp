@@ -250,6 +250,11 @@ void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, 
     // pCPU costs the idle exit and wake-up path (costs.md §6).
     const double latency =
         prev == host::kIdle ? sc_.costs.host_wake_idle_ns : sc_.costs.vcpu_switch_ns;
+    // A thread woken by an interrupt its halted guest cannot take goes back into
+    // kvm_vcpu_block()'s loop: it re-checks and calls schedule() to block again, in host
+    // kernel code where a PREEMPT_VOLUNTARY host does not preempt it. A reschedule of this
+    // pCPU meanwhile does not take it off: it blocks (kWake below).
+    if (s.halt == HaltState::checking) sched_->set_nonpreemptible(s.thread, true);
     s.pending_wake = true;
     s.exit_return = false;
     arm_timer(*v, now + round_ns(latency), kWake);
@@ -571,6 +576,7 @@ void KvmPlatform::on_event(const Event& e) {
   switch (e.arg) {
     case kWake: {
       s.pending_wake = false;
+      sched_->set_nonpreemptible(s.thread, false);
       if (!sched_->running(s.thread)) return;
       if (s.halt == HaltState::checking) {
         // kvm_sched_in() cleared ready; kvm_vcpu_check_block() finds nothing the halted
