@@ -27,7 +27,8 @@ struct Vm {
   int pick(int me, int last, bool kernel_mode = true, bool preempted_only = true) {
     tried.clear();
     return pick_directed_yield(
-        kN, me, last, kernel_mode, preempted_only, [&](int i) { return view[static_cast<std::size_t>(i)]; },
+        kN, me, last, kernel_mode, preempted_only,
+        [&](int i) { return view[static_cast<std::size_t>(i)]; },
         [&](int i) {
           const auto k = static_cast<std::size_t>(i);
           const bool ok = !in_spin_loop[k] || dy_eligible[k];

@@ -178,8 +178,7 @@ TEST(KvmPlatform, AKickTimeYieldToAVcpuTheKickSwitchedInGoesAhead) {
   // yield_to() has looked. So yield_to() goes ahead, and the kicker yields its own pCPU if it
   // has company there. One socket, so that no wake-up is left on a remote wake list.
   const auto j = run({"host.kvm.kick_boost=true", "host.kvm.irq_boost=true", "vm[0].vcpus=16",
-                      "vm[0].guest.spin_threshold=64", "run.duration_ms=60",
-                      "run.watchdog_ms=0"});
+                      "vm[0].guest.spin_threshold=64", "run.duration_ms=60", "run.watchdog_ms=0"});
   const auto& k = j.at("host").at("kick_yields");
   EXPECT_GT(k.at("to_switching_in").get<std::uint64_t>(), 0u);
   EXPECT_GT(j.at("host").at("wakeups").at("onto_idle").get<std::uint64_t>(), 0u);

@@ -17,8 +17,8 @@
 namespace pvlock::sim::host {
 
 struct DyView {
-  bool ready = false;      // vcpu->ready
-  bool runnable = true;    // false: blocked in HLT and not dy_runnable
+  bool ready = false;    // vcpu->ready
+  bool runnable = true;  // false: blocked in HLT and not dy_runnable
   // kvm_arch_vcpu_in_kernel(): in guest kernel mode at its last involuntary preemption
   bool in_kernel = false;
   // kvm_arch_dy_has_pending_interrupt(), on hosts where it exempts user mode (52acd22faa1a)
@@ -42,8 +42,7 @@ int pick_directed_yield(int n, int me, int last_boosted, bool yield_to_kernel_mo
     if (i == me) continue;
     const DyView v = view(i);
     if (!v.ready || !v.runnable) continue;
-    if ((v.preempted || !preempted_only) && yield_to_kernel_mode && !v.in_kernel &&
-        !v.irq_pending)
+    if ((v.preempted || !preempted_only) && yield_to_kernel_mode && !v.in_kernel && !v.irq_pending)
       continue;
     if (!eligible(i)) continue;
     switch (try_yield(i)) {

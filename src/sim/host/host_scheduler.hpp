@@ -8,12 +8,12 @@
 // placement at min_vruntime - 12 ms (GENTLE_FAIR_SLEEPERS), next/skip buddies for yield_to
 // (yield_to_task_fair; a mark lasts until its thread is picked, sleeps or ends its slice, as
 // clear_buddies() has it) and a next buddy for a wake-up that preempts (check_preempt_wakeup),
-// slices that continue when schedule() re-picks the running thread, wake placement on an idle pCPU of the same socket first
-// (select_idle_sibling), idle pulling (newidle_balance, gated by the pCPU's average idle
-// period and sparing cache-hot threads) and periodic balancing per sched domain (SMT,
-// socket, machine) at the kernel's intervals, with idle pCPUs taking no tick (NO_HZ). EEVDF (v6.6+)
-// is an option: eligibility by average vruntime, earliest virtual deadline first, a 3 ms base
-// slice.
+// slices that continue when schedule() re-picks the running thread, wake placement on an idle pCPU
+// of the same socket first (select_idle_sibling), idle pulling (newidle_balance, gated by the
+// pCPU's average idle period and sparing cache-hot threads) and periodic balancing per sched domain
+// (SMT, socket, machine) at the kernel's intervals, with idle pCPUs taking no tick (NO_HZ). EEVDF
+// (v6.6+) is an option: eligibility by average vruntime, earliest virtual deadline first, a 3 ms
+// base slice.
 //
 // The scheduler decides; it does not keep time. The simulator calls it at event times with
 // `now`, and it reports every context switch to a Listener, which charges switch costs and
