@@ -106,25 +106,36 @@ TEST(HostScheduler, EevdfUsesBaseSlice) {
   }
 }
 
-TEST(HostScheduler, LongSleeperPreemptsOnWake) {
-  // A vCPU that halted for long wakes with min_vruntime - 12 ms: more than the 4 ms wakeup
-  // granularity ahead of the running thread, so it preempts at once.
+// Two threads on one pCPU at time 0: the one picked first blocks (the sleeper), the other
+// runs (the runner).
+class SleeperAndRunnerOnOnePcpu : public ::testing::Test {
+ protected:
   scenario::HostSpec spec;
   Recorder rec;
-  HostScheduler s(spec, topo(1), rec);
-  const ThreadId a = s.add_thread(0, false);
-  const ThreadId b = s.add_thread(0, false);
+  HostScheduler s{spec, topo(1), rec};
   std::int64_t now = 0;
-  s.start(now);
-  const ThreadId first = s.current(0);
-  const ThreadId other = first == a ? b : a;
-  s.block(first, now);
-  EXPECT_EQ(s.current(0), other);
+  ThreadId sleeper = kIdle;
+  ThreadId runner = kIdle;
+  void SetUp() override {
+    s.add_thread(0, false);
+    s.add_thread(0, false);
+    s.start(now);
+    sleeper = s.current(0);
+    s.block(sleeper, now);
+    runner = s.current(0);
+    ASSERT_NE(runner, sleeper);
+    ASSERT_NE(runner, kIdle);
+  }
+};
+
+TEST_F(SleeperAndRunnerOnOnePcpu, LongSleeperPreemptsOnWake) {
+  // A vCPU that halted for long wakes with min_vruntime - 12 ms: more than the 4 ms wakeup
+  // granularity ahead of the running thread, so it preempts at once.
   run_until(s, spec, now, 100'000'000);
-  EXPECT_EQ(s.current(0), other);
-  s.wake(first, now);
-  EXPECT_EQ(s.current(0), first);
-  EXPECT_TRUE(rec.switches.back().prev_runnable);  // `other` was preempted, not blocked
+  EXPECT_EQ(s.current(0), runner);
+  s.wake(sleeper, now);
+  EXPECT_EQ(s.current(0), sleeper);
+  EXPECT_TRUE(rec.switches.back().prev_runnable);  // the runner was preempted, not blocked
 }
 
 TEST(HostScheduler, WakeSaysWhereTheThreadWentAndScheduleSaysWhy) {
@@ -170,19 +181,9 @@ TEST(HostScheduler, WakeSaysWhereTheThreadWentAndScheduleSaysWhy) {
   EXPECT_EQ(s.current(0), first);
 }
 
-TEST(HostScheduler, ANonPreemptibleThreadIsNotPreemptedUntilItBlocks) {
+TEST_F(SleeperAndRunnerOnOnePcpu, ANonPreemptibleThreadIsNotPreemptedUntilItBlocks) {
   // A vCPU thread re-checking its halt in kvm_vcpu_block() is on its way to schedule(): a
   // wake-up that would preempt it (or a tick) waits until it blocks.
-  scenario::HostSpec spec;
-  Recorder rec;
-  HostScheduler s(spec, topo(1), rec);
-  s.add_thread(0, false);
-  s.add_thread(0, false);
-  std::int64_t now = 0;
-  s.start(now);
-  const ThreadId sleeper = s.current(0);
-  s.block(sleeper, now);
-  const ThreadId runner = s.current(0);
   run_until(s, spec, now, 100'000'000);  // a long sleep: the wake-up would preempt
   s.set_nonpreemptible(runner, true);
   EXPECT_EQ(s.wake(sleeper, now), HostScheduler::WakeOutcome::queued);
@@ -194,17 +195,7 @@ TEST(HostScheduler, ANonPreemptibleThreadIsNotPreemptedUntilItBlocks) {
   s.set_nonpreemptible(runner, false);
 }
 
-TEST(HostScheduler, ShortSleeperDoesNotPreempt) {
-  scenario::HostSpec spec;
-  Recorder rec;
-  HostScheduler s(spec, topo(1), rec);
-  s.add_thread(0, false);
-  s.add_thread(0, false);
-  std::int64_t now = 0;
-  s.start(now);
-  const ThreadId sleeper = s.current(0);
-  s.block(sleeper, now);
-  const ThreadId runner = s.current(0);
+TEST_F(SleeperAndRunnerOnOnePcpu, ShortSleeperDoesNotPreempt) {
   now += 1'000'000;  // 1 ms: the runner is only 1 ms ahead, below the granularity
   s.tick(0, now);
   s.wake(sleeper, now);
