@@ -282,30 +282,21 @@ TEST_F(ThreeThreadsOnOnePcpu, AWakeUpThatPreemptsRunsTheWokenThreadNotTheLeftmos
   EXPECT_EQ(s.next_buddy(0), kIdle);  // picked: no longer a buddy
 }
 
-TEST(HostScheduler, AThreadPickedAgainKeepsItsSliceCount) {
+TEST_F(SleeperAndRunnerOnOnePcpu, AThreadPickedAgainKeepsItsSliceCount) {
   // pick_next_task_fair() re-picking the running thread does not call set_next_entity(), so
   // its slice goes on counting from when it was first picked.
-  scenario::HostSpec spec;
-  Recorder rec;
-  HostScheduler s(spec, topo(1), rec);
-  const ThreadId a = s.add_thread(0, false);
-  const ThreadId b = s.add_thread(0, false);
-  std::int64_t now = 0;
-  s.start(now);
-  ASSERT_EQ(s.current(0), a);
-  s.block(a, now);
-  run_until(s, spec, now, 10'000'000);  // b alone for 10 ms
-  s.wake(a, now);                       // a (vruntime 0) preempts b (10 ms): picked at 10 ms
-  ASSERT_EQ(s.current(0), a);
+  run_until(s, spec, now, 10'000'000);  // the runner alone for 10 ms
+  s.wake(sleeper, now);  // the sleeper (vruntime 0) preempts it (10 ms): picked at 10 ms
+  ASSERT_EQ(s.current(0), sleeper);
   run_until(s, spec, now, 15'000'000);
-  // sched_yield() at vruntime 5 ms: b is 5 ms ahead, beyond the granularity, so a is picked
-  // again -- with the slice it started at 10 ms, 12 ms long for two threads.
-  s.yield(a, now);
-  ASSERT_EQ(s.current(0), a);
+  // sched_yield() at vruntime 5 ms: the runner is 5 ms ahead, beyond the granularity, so the
+  // sleeper is picked again -- with the slice it started at 10 ms, 12 ms long for two threads.
+  s.yield(sleeper, now);
+  ASSERT_EQ(s.current(0), sleeper);
   run_until(s, spec, now, 22'000'000);
-  EXPECT_EQ(s.current(0), a);
-  run_until(s, spec, now, 23'000'000);  // ran 13 ms > 12: the tick hands over to b
-  EXPECT_EQ(s.current(0), b);
+  EXPECT_EQ(s.current(0), sleeper);
+  run_until(s, spec, now, 23'000'000);  // ran 13 ms > 12: the tick hands over
+  EXPECT_EQ(s.current(0), runner);
 }
 
 TEST(HostScheduler, YieldToABlockedThreadFails) {
