@@ -215,7 +215,14 @@ void Guest::sync(Task& t) {
 
 double Guest::take_irqs(Task& t) {
   Vcpu& v = *t.vcpu;
-  if (t.irqs_off || (v.irq_pending_ns <= 0 && v.irq_acks.empty())) return 0;
+  if (t.irqs_off) return 0;
+  if (v.tick_pending) {
+    // The deferred timer interrupt runs now: scheduler_tick() looks at the slice, and the
+    // handler programs the next deadline.
+    v.tick_pending = false;
+    if (v.rq_len > 0 && sim_.now() - v.slice_start >= spec_.sched_slice_ns) set_need_resched(v);
+  }
+  if (v.irq_pending_ns <= 0 && v.irq_acks.empty()) return 0;
   const double c = v.irq_pending_ns;
   v.irq_pending_ns = 0;
   v.irq_waiting = false;
@@ -545,6 +552,7 @@ void Guest::deliver_irq(Vcpu& v, double handler_ns) {
     if (!v.halted) return;
     // The idle loop wakes, runs the handler, and looks at its run queue.
     v.halted = false;
+    v.tick_pending = false;
     add_interval(Sym::idle, v.idle_since);
     const double h = v.irq_pending_ns;
     v.irq_pending_ns = 0;
@@ -577,12 +585,17 @@ void Guest::kick_arrived(Vcpu& v) {
 }
 
 void Guest::tick(Vcpu& v) {
-  if (v.curr != nullptr) {
+  // A tick whose interrupt the vCPU has not taken yet (IRQs off since it fired) programmed
+  // no next deadline: nothing fires, and a vCPU halted with IRQs off is woken by the timer
+  // at most once per halt (apic_timer_expired() -> kvm_vcpu_kick(), then the interrupt
+  // stays pending until the guest enables IRQs).
+  if (v.curr != nullptr && !v.tick_pending) {
     bool interrupt = v.halted && v.halt_for_pv;
     if (v.rq_len > 0 && sim_.now() - v.slice_start >= spec_.sched_slice_ns) {
       set_need_resched(v);
       interrupt = true;
     }
+    if (v.curr->irqs_off) v.tick_pending = true;
     if (interrupt) {
       deliver_irq(v, 0);
       // The tick is the local APIC timer: it wakes a vCPU halted with IRQs on even when the

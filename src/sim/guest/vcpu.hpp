@@ -56,6 +56,10 @@ struct Vcpu {
   Time idle_since = 0;
   double irq_pending_ns = 0;  // handler time owed to interrupts not yet serviced
   bool irq_waiting = false;   // interrupts arrived with IRQs off
+  // The local APIC timer (TSC-deadline mode) fired while IRQs were off: its interrupt waits
+  // in the IRR, and the guest programs the next deadline only from the handler, so no
+  // further tick fires until the vCPU takes it.
+  bool tick_pending = false;
   // Completion words of pending IPIs (smp_call_function's csd): each is decremented when
   // this vCPU runs the handlers. Reserved at guest creation; no allocation while running.
   std::vector<SimAtomic<std::uint32_t>*> irq_acks;
