@@ -75,6 +75,33 @@ std::string kick_yields_part(const nlohmann::ordered_json& k, double secs) {
   return out;
 }
 
+// From a kick to the kicked vCPU's guest entry, by where the kick found it (the host's share
+// of kick->run): mean, share of the kicks, and how many waited a millisecond or more.
+std::string kick_entry_part(const nlohmann::ordered_json& k) {
+  static constexpr std::pair<const char*, const char*> kPaths[] = {
+      {"on_cpu", "on its pCPU"},
+      {"queued", "woken, queued"},
+      {"queued_yielded", "woken, queued, yielded to"},
+      {"runnable", "already runnable"},
+      {"runnable_yielded", "already runnable, yielded to"}};
+  double all = 0;
+  for (const auto& [key, label] : kPaths)
+    if (k.contains(key)) all += num(k.at(key), "n");
+  if (all <= 0) return {};
+  std::vector<std::string> parts;
+  for (const auto& [key, label] : kPaths) {
+    if (!k.contains(key)) continue;
+    const auto& e = k.at(key);
+    const double n = num(e, "n");
+    if (n <= 0) continue;
+    parts.push_back(fmt::format("{} {:.0f}% {:.1f} us ({:.0f}% >= 1 ms)", label, 100 * n / all,
+                                num(e, "ns") / n / 1e3, 100 * num(e, "over_1ms") / n));
+  }
+  std::string out = "kick->entry: ";
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i > 0 ? ", " : "") + parts[i];
+  return out;
+}
+
 std::string wakeups_part(const nlohmann::ordered_json& w, double secs) {
   const double idle = num(w, "onto_idle"), pre = num(w, "preempting"), queued = num(w, "queued");
   const double all = idle + pre + queued;
@@ -122,6 +149,8 @@ std::string host_and_locks_line(const nlohmann::ordered_json& run) {
       parts.push_back(kick_yields_part(h.at("kick_yields"), secs));
     if (h.contains("wakeups"))
       if (std::string w = wakeups_part(h.at("wakeups"), secs); !w.empty()) parts.push_back(w);
+    if (h.contains("kick_to_entry"))
+      if (std::string k = kick_entry_part(h.at("kick_to_entry")); !k.empty()) parts.push_back(k);
     if (num(h, "migrations") > 0)
       parts.push_back("vCPU migrations " + si(num(h, "migrations") / secs) + "/s");
     if (num(h, "lock_holder_preemptions") > 0)

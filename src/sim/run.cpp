@@ -135,6 +135,14 @@ nlohmann::ordered_json host_json(const HostCounters& c, const Simulation& sim, i
                    {{"yield", c.wake_waits_ended_by_yield},
                     {"block", c.wake_waits_ended_by_block},
                     {"tick", c.wake_waits_ended_by_tick}}}};
+  nlohmann::ordered_json kick_entry;
+  static constexpr const char* kPaths[] = {"on_cpu", "queued", "queued_yielded", "runnable",
+                                           "runnable_yielded"};
+  for (int i = 0; i < 5; ++i) {
+    const HostCounters::KickEntry& e = c.kick_entry[i];
+    kick_entry[kPaths[i]] = {{"n", e.n}, {"ns", e.ns}, {"over_1ms", e.over_1ms}};
+  }
+  h["kick_to_entry"] = kick_entry;
   h["steal_ns"] = c.steal_ns;
   const double window = static_cast<double>(sim.end_time() - sim.measure_start());
   // Mean over the vCPUs: the share of the window a vCPU spent runnable but not running.

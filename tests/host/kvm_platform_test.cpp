@@ -184,6 +184,45 @@ TEST(KvmPlatform, AKickTimeYieldToAVcpuTheKickSwitchedInGoesAhead) {
   EXPECT_GT(j.at("host").at("wakeups").at("onto_idle").get<std::uint64_t>(), 0u);
 }
 
+TEST(KvmPlatform, TimesEachKickToItsTargetsGuestEntryByWhereTheKickFoundIt) {
+  // Every kick to a vCPU outside the guest ends at that vCPU's next guest entry, counted
+  // once under the path the kick found: a target the wake-up put on its pCPU enters within
+  // the switch latency, a queued one waits for its pCPU. Without the kick boost no path is
+  // a "yielded to" one; with it, a yield that went through gets a queued target in sooner
+  // (one socket: no wake-up is left on a remote wake list).
+  auto entries = [](const nlohmann::ordered_json& j, const char* path) {
+    return j.at("host").at("kick_to_entry").at(path);
+  };
+  auto mean_us = [&](const nlohmann::ordered_json& j, const char* path) {
+    const auto& e = entries(j, path);
+    return static_cast<double>(e.at("ns").get<std::int64_t>()) /
+           static_cast<double>(e.at("n").get<std::uint64_t>()) / 1e3;
+  };
+  const std::vector<std::string> common = {"host.kvm.irq_boost=true", "vm[0].vcpus=16",
+                                           "vm[0].guest.spin_threshold=64", "run.duration_ms=60",
+                                           "run.watchdog_ms=0"};
+  auto with = [&](const char* boost) {
+    std::vector<std::string> o = common;
+    o.emplace_back(boost);
+    return run(o);
+  };
+  const auto off = with("host.kvm.kick_boost=false");
+  std::uint64_t timed = 0;
+  for (const char* p : {"on_cpu", "queued", "queued_yielded", "runnable", "runnable_yielded"})
+    timed += entries(off, p).at("n").get<std::uint64_t>();
+  EXPECT_GT(timed, 0u);
+  EXPECT_LE(timed, off.at("host").at("kicks").get<std::uint64_t>());
+  EXPECT_EQ(entries(off, "queued_yielded").at("n").get<std::uint64_t>(), 0u);
+  EXPECT_EQ(entries(off, "runnable_yielded").at("n").get<std::uint64_t>(), 0u);
+  ASSERT_GT(entries(off, "on_cpu").at("n").get<std::uint64_t>(), 0u);
+  ASSERT_GT(entries(off, "queued").at("n").get<std::uint64_t>(), 0u);
+  EXPECT_LT(mean_us(off, "on_cpu"), 10.0);
+  EXPECT_GT(mean_us(off, "queued"), mean_us(off, "on_cpu"));
+  const auto on = with("host.kvm.kick_boost=true");
+  ASSERT_GT(entries(on, "queued_yielded").at("n").get<std::uint64_t>(), 0u);
+  EXPECT_LT(mean_us(on, "queued_yielded"), mean_us(on, "queued"));
+}
+
 TEST(KvmPlatform, CountsVcpuMigrationsOnlyWhereVcpusFloat) {
   // Over-committed floating vCPUs are woken onto idle pCPUs and pulled by balancing: they
   // enter on other pCPUs than they left. Pinned ones never do.

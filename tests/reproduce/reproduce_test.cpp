@@ -558,6 +558,29 @@ TEST(Explain, SaysHowKickTimeYieldsEnded) {
   EXPECT_EQ(explain_run(run), "steal 10%, kick yields 4.0k/s of 10.0k/s tried");
 }
 
+TEST(Explain, SaysHowLongKickedVcpusTookToEnterByPath) {
+  nlohmann::ordered_json run;
+  run["measured_ns"] = 100000000;
+  auto path = [](int n, std::int64_t ns, int over) {
+    return nlohmann::ordered_json{{"n", n}, {"ns", ns}, {"over_1ms", over}};
+  };
+  run["host"] = {{"steal_pct", 10.0},
+                 {"kick_to_entry",
+                  {{"on_cpu", path(50, 250'000, 0)},
+                   {"queued", path(25, 7'500'000, 5)},
+                   {"queued_yielded", path(0, 0, 0)},
+                   {"runnable", path(20, 40'000'000, 10)},
+                   {"runnable_yielded", path(5, 10'000'000, 1)}}}};
+  EXPECT_EQ(explain_run(run),
+            "steal 10%, kick->entry: on its pCPU 50% 5.0 us (0% >= 1 ms), woken, queued 25% "
+            "300.0 us (20% >= 1 ms), already runnable 20% 2000.0 us (50% >= 1 ms), already "
+            "runnable, yielded to 5% 2000.0 us (20% >= 1 ms)");
+  // No kicks: nothing shown.
+  for (const char* p : {"on_cpu", "queued", "runnable", "runnable_yielded"})
+    run["host"]["kick_to_entry"][p] = path(0, 0, 0);
+  EXPECT_EQ(explain_run(run), "steal 10%");
+}
+
 TEST(Reproduce, ExplainKeepsTheFirstSeedsMechanismsPerCell) {
   TempDir d;
   std::string text = with_seeds(2);

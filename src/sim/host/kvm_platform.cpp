@@ -372,8 +372,13 @@ double KvmPlatform::kick(Vcpu& from, Vcpu& to) {
   // kvm_pv_kick_cpu_op(): pv_unhalted + KVM_REQ_EVENT + kvm_vcpu_kick().
   const host::ThreadId target = st(to).thread;
   const bool was_blocked = !sched_->runnable(target);
+  bool yielded = false;
   to.guest->kick_arrived(to);
   leave_halt_if_woken(to);
+  // Where the kick left the target, before any kick-time yield moves it.
+  const KickPath path = sched_->running(target) ? KickPath::on_cpu
+                        : was_blocked           ? KickPath::queued
+                                                : KickPath::runnable;
   // Seed 001 (266e85a5ec9): kvm_sched_yield() to the kicked queue head if it is ready to
   // run; since a1fa4cbd53d0 (2021) only if our pCPU has something else to run.
   const auto& kvm = sc_.host->kvm;
@@ -401,6 +406,7 @@ double KvmPlatform::kick(Vcpu& from, Vcpu& to) {
       switch (directed_yield(from, to, counters_.kick_yields_tried, counters_.kick_yields,
                              switching_in)) {
         case host::YieldResult::yielded:
+          yielded = true;
           ++gc(from).kick_yields;
           if (target_pcpu == from.pcpu) count(&HostCounters::kick_yields_onto_kicker_pcpu);
           if (switching_in) count(&HostCounters::kick_yields_to_switching_in);
@@ -417,7 +423,28 @@ double KvmPlatform::kick(Vcpu& from, Vcpu& to) {
       }
     }
   }
+  if (!to.running) {
+    VcpuState& t = st(to);
+    t.kicked_at = sim_->now();
+    t.kick_path = !yielded || path == KickPath::on_cpu ? path
+                  : path == KickPath::queued           ? KickPath::queued_yielded
+                                                       : KickPath::runnable_yielded;
+  }
   return sc_.costs.hypercall_ns + sc_.costs.kick_send_ns;
+}
+
+void KvmPlatform::entered_after_kick(Vcpu& v, std::int64_t now) {
+  VcpuState& s = st(v);
+  if (s.kicked_at < 0) return;
+  const std::int64_t ns = now - s.kicked_at;
+  s.kicked_at = -1;
+  if (!sim_->measuring()) return;
+  for (HostCounters* c : {&counters_, &gc(v)}) {
+    HostCounters::KickEntry& e = c->kick_entry[static_cast<int>(s.kick_path)];
+    ++e.n;
+    e.ns += ns;
+    if (ns >= 1'000'000) ++e.over_1ms;
+  }
 }
 
 double KvmPlatform::send_ipi(Vcpu& from, Vcpu& to, double handler_ns) {
@@ -591,6 +618,7 @@ void KvmPlatform::on_event(const Event& e) {
       if (s.exit_return) {
         // Back from a PLE exit that did not yield: the spin goes on, the window stays grown.
         s.exit_return = false;
+        entered_after_kick(v, now);
         sim_->vcpu_start(v);
         if (s.spinning && hs.kvm.ple) schedule_ple(v);
         return;
@@ -601,6 +629,7 @@ void KvmPlatform::on_event(const Event& e) {
       s.ple_window = hs.kvm.ple_window_cycles;
       s.in_spin_loop = false;
       v.steal.preempted.hw_store(0);
+      entered_after_kick(v, now);
       sim_->vcpu_start(v);
       if (s.spinning && hs.kvm.ple) schedule_ple(v);
       return;

@@ -84,7 +84,22 @@ struct HostCounters {
   std::uint64_t wake_waits_ended_by_block = 0;
   std::uint64_t wake_waits_ended_by_tick = 0;
   std::int64_t steal_ns = 0;  // runnable but not running, counted at schedule-in
+  // The host half of a kick's latency: from the kick hypercall to the kicked vCPU's guest
+  // entry, by where the kick found it (KickPath). A queued lock waiter under the 2017
+  // wait-early rule advances one such latency per waiter, so the collapse's pace is set here.
+  struct KickEntry {
+    std::uint64_t n = 0;
+    std::int64_t ns = 0;
+    std::uint64_t over_1ms = 0;
+  };
+  KickEntry kick_entry[5];
 };
+
+// Where a kick found its target vCPU: on its pCPU (polling, or switched in by the wake-up:
+// onto an idle pCPU or preempting), woken and queued behind another thread, or runnable
+// already (preempted, or woken by an interrupt it could not take) and queued; each queued
+// path with or without a kick-time yield_to() that went through (seed 001's boost).
+enum class KickPath { on_cpu, queued, queued_yielded, runnable, runnable_yielded };
 
 class KvmPlatform final : public Platform, private host::HostScheduler::Listener {
  public:
@@ -137,6 +152,8 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
     std::int64_t ple_window = 0;  // cycles
     std::int64_t runnable_since = -1;  // for steal accounting
     std::int64_t queued_since = -1;    // woken but queued behind another thread
+    std::int64_t kicked_at = -1;       // a kick not yet followed by guest entry
+    KickPath kick_path = KickPath::on_cpu;
   };
 
   void on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, bool prev_runnable,
@@ -146,6 +163,8 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   // The vCPU's wait in a run queue ends (the host switches to its thread): add the wait to
   // its steal time.
   void account_steal(Vcpu& v, std::int64_t now);
+  // Guest entry of a vCPU: closes a pending kick's latency (kick_entry).
+  void entered_after_kick(Vcpu& v, std::int64_t now);
   void end_halt(Vcpu& v, std::int64_t now, bool valid_wakeup);
   void wake_vcpu(Vcpu& v);
   // A woken vCPU that waited in a run queue got its pCPU after `waited` ns.
