@@ -1,7 +1,8 @@
 // Halt -> kick -> running latency, measured by the PV lock's own counters (pv_latency_kick:
 // the unlocker's hypercall; pv_latency_wake: kick to the waiter running again), equals the
 // configured costs; adaptive halt polling grows to catch short halts and shrinks after long
-// ones (kvm_vcpu_halt's grow_halt_poll_ns / shrink_halt_poll_ns).
+// ones (kvm_vcpu_block's grow_halt_poll_ns / shrink_halt_poll_ns), a halt lasting until the
+// woken thread runs again.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -94,6 +95,18 @@ TEST(HaltKickLatency, PollingNeverCatchesHaltsLongerThanItsMaximum) {
   EXPECT_LE(j.at("host").at("halt_polls_ok").get<int>(), 1);
   EXPECT_GE(per_event(j, "pv_latency_wake", "pv_kick_wake"), 6000.0 + 700.0);
   EXPECT_GT(j.at("host").at("halt_blocks").get<int>(), 10);
+}
+
+TEST(HaltKickLatency, PollingCountsTheWakeUpInTheHaltsLength) {
+  // kvm_vcpu_block() takes block_ns when the woken thread runs again: a 50 us halt whose
+  // wake-up from an idle pCPU takes 200 us more has lasted 250 us, longer than the 200 us
+  // maximum, so the window shrinks (reset) instead of growing and never catches a kick. With
+  // a 6 us wake-up the same halts grow it (PollingHaltCostsThePollingWakeUp).
+  const auto slow = run({"host.kvm.halt_poll_ns=200000", "costs.host_wake_idle_ns=200000"});
+  EXPECT_LE(slow.at("host").at("halt_polls_ok").get<int>(), 1);  // (a tick may land in one)
+  EXPECT_GT(slow.at("host").at("halt_blocks").get<int>(), 10);
+  const auto fast = run({"host.kvm.halt_poll_ns=200000"});
+  EXPECT_GT(fast.at("host").at("halt_polls_ok").get<int>(), 10);
 }
 
 }  // namespace

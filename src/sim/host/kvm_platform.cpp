@@ -319,9 +319,20 @@ double KvmPlatform::halt(Vcpu& v) {
 
 void KvmPlatform::end_halt(Vcpu& v, std::int64_t now, bool valid_wakeup) {
   VcpuState& s = st(v);
+  if (s.halt == HaltState::polling) {
+    // The poll loop saw the event on its own pCPU: block_ns ends here.
+    adapt_halt_poll(s, now - s.halt_start, valid_wakeup);
+  } else {
+    // A blocked thread takes block_ns when schedule() returns to it: the time until its
+    // switch-in (idle exit, run-queue wait) counts too.
+    s.poll_adapt_at_entry = true;
+  }
+  s.halt = HaltState::none;
+}
+
+void KvmPlatform::adapt_halt_poll(VcpuState& s, std::int64_t block_ns, bool valid_wakeup) {
   const auto& kvm = sc_.host->kvm;
-  const std::int64_t block_ns = now - s.halt_start;
-  // Adaptive halt polling (kvm_vcpu_halt): shrink after a long or invalid halt, grow after a
+  // Adaptive halt polling (kvm_vcpu_block): shrink after a long or invalid halt, grow after a
   // short one that polling would have caught with a longer window.
   auto shrink = [&] {
     s.poll_ns = kvm.halt_poll_shrink == 0 ? 0 : s.poll_ns / kvm.halt_poll_shrink;
@@ -339,7 +350,6 @@ void KvmPlatform::end_halt(Vcpu& v, std::int64_t now, bool valid_wakeup) {
       s.poll_ns = std::min(grown, kvm.halt_poll_ns);
     }
   }
-  s.halt = HaltState::none;
 }
 
 // After the guest was told of an event: if it left HLT, bring the vCPU back to run.
@@ -630,6 +640,10 @@ void KvmPlatform::on_event(const Event& e) {
       s.in_spin_loop = false;
       v.steal.preempted.hw_store(0);
       entered_after_kick(v, now);
+      if (s.poll_adapt_at_entry) {
+        s.poll_adapt_at_entry = false;
+        adapt_halt_poll(s, now - s.halt_start, true);
+      }
       sim_->vcpu_start(v);
       if (s.spinning && hs.kvm.ple) schedule_ple(v);
       return;

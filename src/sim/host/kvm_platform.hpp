@@ -153,6 +153,9 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
     std::int64_t runnable_since = -1;  // for steal accounting
     std::int64_t queued_since = -1;    // woken but queued behind another thread
     std::int64_t kicked_at = -1;       // a kick not yet followed by guest entry
+    // Woken from a blocked halt: kvm_vcpu_block() measures block_ns, and adapts the poll
+    // window, only when the thread runs again.
+    bool poll_adapt_at_entry = false;
     KickPath kick_path = KickPath::on_cpu;
   };
 
@@ -166,6 +169,8 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   // Guest entry of a vCPU: closes a pending kick's latency (kick_entry).
   void entered_after_kick(Vcpu& v, std::int64_t now);
   void end_halt(Vcpu& v, std::int64_t now, bool valid_wakeup);
+  // kvm_vcpu_block()'s adaptive halt polling, after a halt of block_ns.
+  void adapt_halt_poll(VcpuState& s, std::int64_t block_ns, bool valid_wakeup);
   void wake_vcpu(Vcpu& v);
   // A woken vCPU that waited in a run queue got its pCPU after `waited` ns.
   void count_wake_wait(const Vcpu& v, std::int64_t waited);
