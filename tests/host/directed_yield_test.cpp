@@ -1,6 +1,6 @@
 // kvm_vcpu_on_spin()'s target choice (src/sim/host/directed_yield.hpp) on hand-made vCPU
-// states: round robin from last_boosted, the skip rules, the dy_eligible alternation, and
-// the budget of three -ESRCH failures.
+// states: round robin from last_boosted, the skip rules, the dy_eligible alternation, the
+// budget of three -ESRCH failures, and the two passes.
 #include "sim/host/directed_yield.hpp"
 
 #include <gtest/gtest.h>
@@ -114,6 +114,24 @@ TEST(DirectedYield, GivesUpAfterThreeSingleTaskFailuresOnly) {
                YieldResult::single_tasks, YieldResult::single_tasks, YieldResult::yielded};
   EXPECT_EQ(vm.pick(0, 0), -1);
   EXPECT_TRUE((vm.tried == std::vector<int>{1, 2, 3, 4}));
+}
+
+TEST(DirectedYield, ASecondPassRunsOnlyIfTheFirstPassEndedWithoutAnEsrch) {
+  // kvm_vcpu_on_spin() scans the vCPUs after last_boosted (pass 0), then 0..last_boosted
+  // (pass 1) while `!yielded && try`: a -ESRCH (yielded < 0) from pass 0's last try ends
+  // the search even with budget left; a plain failure (0) does not.
+  Vm vm;
+  vm.result = {YieldResult::yielded,      YieldResult::yielded, YieldResult::yielded,
+               YieldResult::single_tasks, YieldResult::failed,  YieldResult::single_tasks};
+  EXPECT_EQ(vm.pick(/*me=*/2, /*last=*/2), -1);
+  EXPECT_TRUE((vm.tried == std::vector<int>{3, 4, 5}));
+  vm.result[5] = YieldResult::failed;
+  EXPECT_EQ(vm.pick(2, 2), 0);
+  EXPECT_TRUE((vm.tried == std::vector<int>{3, 4, 5, 0}));
+  // Our own slot ends pass 0 without a try: the last try decides.
+  vm.result[4] = YieldResult::single_tasks;
+  EXPECT_EQ(vm.pick(/*me=*/5, /*last=*/2), -1);
+  EXPECT_TRUE((vm.tried == std::vector<int>{3, 4}));
 }
 
 }  // namespace

@@ -11,7 +11,10 @@
 //   - a candidate that is itself in a PLE spin is eligible only every other time it is
 //     looked at (kvm_vcpu_eligible_for_directed_yield toggles dy_eligible);
 //   - the first successful yield_to() wins; a yield_to() that fails because both run queues
-//     hold a single task (-ESRCH) counts against a budget of three, after which we give up.
+//     hold a single task (-ESRCH) counts against a budget of three, after which we give up;
+//   - the scan is two passes, the vCPUs after last_boosted and then those up to it, and the
+//     second runs only while the handler's last yield_to() result is zero: if the first
+//     pass's last try returned -ESRCH, the loop condition (`!yielded`) ends the search.
 #pragma once
 
 namespace pvlock::sim::host {
@@ -37,15 +40,19 @@ int pick_directed_yield(int n, int me, int last_boosted, bool yield_to_kernel_mo
                         bool preempted_only, View&& view, Eligible&& eligible,
                         TryYield&& try_yield) {
   int budget = 3;
+  bool last_single = false;  // the last yield_to() tried returned -ESRCH
   for (int k = 1; k <= n; ++k) {
     const int i = (last_boosted + k) % n;
+    if (i == 0 && k > 1 && last_single) return -1;  // the second pass starts at vCPU 0
     if (i == me) continue;
     const DyView v = view(i);
     if (!v.ready || !v.runnable) continue;
     if ((v.preempted || !preempted_only) && yield_to_kernel_mode && !v.in_kernel && !v.irq_pending)
       continue;
     if (!eligible(i)) continue;
-    switch (try_yield(i)) {
+    const YieldResult r = try_yield(i);
+    last_single = r == YieldResult::single_tasks;
+    switch (r) {
       case YieldResult::yielded:
         return i;
       case YieldResult::single_tasks:
