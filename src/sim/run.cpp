@@ -136,11 +136,9 @@ nlohmann::ordered_json host_json(const HostCounters& c, const Simulation& sim, i
                     {"block", c.wake_waits_ended_by_block},
                     {"tick", c.wake_waits_ended_by_tick}}}};
   nlohmann::ordered_json kick_entry;
-  static constexpr const char* kPaths[] = {"on_cpu", "queued", "queued_yielded", "runnable",
-                                           "runnable_yielded"};
-  for (int i = 0; i < 5; ++i) {
+  for (int i = 0; i < kKickPaths; ++i) {
     const HostCounters::KickEntry& e = c.kick_entry[i];
-    kick_entry[kPaths[i]] = {{"n", e.n}, {"ns", e.ns}, {"over_1ms", e.over_1ms}};
+    kick_entry[kKickPathNames[i]] = {{"n", e.n}, {"ns", e.ns}, {"over_1ms", e.over_1ms}};
   }
   h["kick_to_entry"] = kick_entry;
   h["steal_ns"] = c.steal_ns;

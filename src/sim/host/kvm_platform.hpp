@@ -36,6 +36,16 @@
 
 namespace pvlock::sim {
 
+// Where a kick found its target vCPU: on its pCPU (polling, or switched in by the wake-up:
+// onto an idle pCPU or preempting), woken and queued behind another thread, or runnable
+// already (preempted, or woken by an interrupt it could not take) and queued; each queued
+// path with or without a kick-time yield_to() that went through (seed 001's boost).
+enum class KickPath { on_cpu, queued, queued_yielded, runnable, runnable_yielded };
+inline constexpr int kKickPaths = 5;
+// Their keys in the run JSON (host.kick_to_entry), in enum order.
+inline constexpr const char* kKickPathNames[kKickPaths] = {"on_cpu", "queued", "queued_yielded",
+                                                           "runnable", "runnable_yielded"};
+
 // Counted from time 0 and zeroed when the measured window starts (measure_start()), so a
 // run's totals cover the window and a sampler (sim/series/) also sees the warm-up.
 struct HostCounters {
@@ -92,14 +102,8 @@ struct HostCounters {
     std::int64_t ns = 0;
     std::uint64_t over_1ms = 0;
   };
-  KickEntry kick_entry[5];
+  KickEntry kick_entry[kKickPaths];
 };
-
-// Where a kick found its target vCPU: on its pCPU (polling, or switched in by the wake-up:
-// onto an idle pCPU or preempting), woken and queued behind another thread, or runnable
-// already (preempted, or woken by an interrupt it could not take) and queued; each queued
-// path with or without a kick-time yield_to() that went through (seed 001's boost).
-enum class KickPath { on_cpu, queued, queued_yielded, runnable, runnable_yielded };
 
 class KvmPlatform final : public Platform, private host::HostScheduler::Listener {
  public:
