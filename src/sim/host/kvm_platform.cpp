@@ -317,11 +317,11 @@ double KvmPlatform::halt(Vcpu& v) {
   return sc_.costs.hlt_exit_ns;
 }
 
-void KvmPlatform::end_halt(Vcpu& v, std::int64_t now, bool valid_wakeup) {
+void KvmPlatform::end_halt(Vcpu& v, std::int64_t now) {
   VcpuState& s = st(v);
   if (s.halt == HaltState::polling) {
     // The poll loop saw the event on its own pCPU: block_ns ends here.
-    adapt_halt_poll(s, now - s.halt_start, valid_wakeup);
+    adapt_halt_poll(s, now - s.halt_start);
   } else {
     // A blocked thread takes block_ns when schedule() returns to it: the time until its
     // switch-in (idle exit, run-queue wait) counts too.
@@ -330,17 +330,16 @@ void KvmPlatform::end_halt(Vcpu& v, std::int64_t now, bool valid_wakeup) {
   s.halt = HaltState::none;
 }
 
-void KvmPlatform::adapt_halt_poll(VcpuState& s, std::int64_t block_ns, bool valid_wakeup) {
+void KvmPlatform::adapt_halt_poll(VcpuState& s, std::int64_t block_ns) {
   const auto& kvm = sc_.host->kvm;
-  // Adaptive halt polling (kvm_vcpu_block): shrink after a long or invalid halt, grow after a
-  // short one that polling would have caught with a longer window.
+  // Adaptive halt polling (kvm_vcpu_block): shrink after a long halt, grow after a short one
+  // that polling would have caught with a longer window. (Its shrink after an invalid
+  // wake-up is s390's: on x86 vcpu_valid_wakeup() is always true.)
   auto shrink = [&] {
     s.poll_ns = kvm.halt_poll_shrink == 0 ? 0 : s.poll_ns / kvm.halt_poll_shrink;
   };
   if (kvm.halt_poll_ns > 0) {
-    if (!valid_wakeup) {
-      shrink();
-    } else if (block_ns <= s.poll_ns) {
+    if (block_ns <= s.poll_ns) {
       // the poll caught it: keep the window
     } else if (s.poll_ns > 0 && block_ns > kvm.halt_poll_ns) {
       shrink();
@@ -361,7 +360,7 @@ void KvmPlatform::leave_halt_if_woken(Vcpu& to) {
   const std::int64_t now = sim_->now();
   if (t.halt == HaltState::polling) {
     // The poll loop sees the event: no host schedule, only the re-entry.
-    end_halt(to, now, true);
+    end_halt(to, now);
     ++counters_.halt_polls_ok;
     sim_->vcpu_stop(to);
     t.pending_wake = true;
@@ -369,7 +368,7 @@ void KvmPlatform::leave_halt_if_woken(Vcpu& to) {
     arm_timer(to, now + round_ns(sc_.costs.host_wake_polling_ns), kWake);
   } else if (t.halt == HaltState::blocked || t.halt == HaltState::checking) {
     // (checking: the thread is already runnable; wake_vcpu() only accounts the wake-up.)
-    end_halt(to, now, true);
+    end_halt(to, now);
     wake_vcpu(to);
   }
 }
@@ -642,7 +641,7 @@ void KvmPlatform::on_event(const Event& e) {
       entered_after_kick(v, now);
       if (s.poll_adapt_at_entry) {
         s.poll_adapt_at_entry = false;
-        adapt_halt_poll(s, now - s.halt_start, true);
+        adapt_halt_poll(s, now - s.halt_start);
       }
       sim_->vcpu_start(v);
       if (s.spinning && hs.kvm.ple) schedule_ple(v);

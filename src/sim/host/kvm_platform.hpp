@@ -172,9 +172,9 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   void account_steal(Vcpu& v, std::int64_t now);
   // Guest entry of a vCPU: closes a pending kick's latency (kick_entry).
   void entered_after_kick(Vcpu& v, std::int64_t now);
-  void end_halt(Vcpu& v, std::int64_t now, bool valid_wakeup);
+  void end_halt(Vcpu& v, std::int64_t now);
   // kvm_vcpu_block()'s adaptive halt polling, after a halt of block_ns.
-  void adapt_halt_poll(VcpuState& s, std::int64_t block_ns, bool valid_wakeup);
+  void adapt_halt_poll(VcpuState& s, std::int64_t block_ns);
   void wake_vcpu(Vcpu& v);
   // A woken vCPU that waited in a run queue got its pCPU after `waited` ns.
   void count_wake_wait(const Vcpu& v, std::int64_t waited);
