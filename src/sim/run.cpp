@@ -111,6 +111,7 @@ nlohmann::ordered_json host_json(const HostCounters& c, const Simulation& sim, i
       {"hlt", c.exits_hlt}, {"kick", c.exits_kick}, {"ipi", c.exits_ipi}, {"ple", c.exits_ple}};
   h["halt_polls_ok"] = c.halt_polls_ok;
   h["halt_blocks"] = c.halt_blocks;
+  h["halt_polls_given_way"] = c.halt_polls_given_way;
   h["halt_masked_wakes"] = c.halt_masked_wakes;
   h["kicks"] = c.kicks;
   h["kick_yields"] = {{"tried", c.kick_yields_tried},

@@ -195,6 +195,40 @@ TEST_F(SleeperAndRunnerOnOnePcpu, ANonPreemptibleThreadIsNotPreemptedUntilItBloc
   s.set_nonpreemptible(runner, false);
 }
 
+TEST_F(SleeperAndRunnerOnOnePcpu, AHaltPollerGivesWayToAnyWakeUpByBlocking) {
+  // kvm_vcpu_block() polls only while single_task_running(): a wake-up onto the poller's
+  // pCPU ends the loop and the thread blocks itself -- even one that would not preempt
+  // (1 ms of sleep, below the wakeup granularity) -- and it is not left runnable.
+  now += 1'000'000;
+  s.tick(0, now);
+  s.set_polling(runner, true);
+  rec.switches.clear();
+  EXPECT_EQ(s.wake(sleeper, now), HostScheduler::WakeOutcome::preempts);
+  EXPECT_EQ(s.current(0), sleeper);
+  EXPECT_FALSE(s.runnable(runner));
+  ASSERT_EQ(rec.switches.size(), 1u);
+  EXPECT_EQ(rec.switches[0].prev, runner);
+  EXPECT_FALSE(rec.switches[0].prev_runnable);  // a block, not a preemption
+  EXPECT_EQ(s.cause(), HostScheduler::Cause::wake);
+  // The mark ends with the block: woken again, the thread is an ordinary one.
+  s.wake(runner, now);
+  EXPECT_TRUE(s.runnable(runner));
+  now += 1'000'000;
+  s.block(sleeper, now);
+  EXPECT_EQ(s.current(0), runner);
+}
+
+TEST_F(SleeperAndRunnerOnOnePcpu, AWakeUpPreemptsARunnerThatIsNotPolling) {
+  // The same long sleep without the polling mark: check_preempt_wakeup() preempts and the
+  // runner stays runnable (the case set_polling() must not be confused with).
+  run_until(s, spec, now, 100'000'000);
+  rec.switches.clear();
+  EXPECT_EQ(s.wake(sleeper, now), HostScheduler::WakeOutcome::preempts);
+  ASSERT_EQ(rec.switches.size(), 1u);
+  EXPECT_TRUE(rec.switches[0].prev_runnable);
+  EXPECT_TRUE(s.runnable(runner));
+}
+
 TEST_F(SleeperAndRunnerOnOnePcpu, ShortSleeperDoesNotPreempt) {
   now += 1'000'000;  // 1 ms: the runner is only 1 ms ahead, below the granularity
   s.tick(0, now);
@@ -424,6 +458,35 @@ TEST(HostScheduler, NewlyIdlePcpuLeavesACacheHotThread) {
     f.now += 100'000;
     f.s.block(f.d, f.now);
     EXPECT_EQ(f.s.current(1), cost > 0 ? kIdle : f.e) << cost;
+  }
+}
+
+TEST(HostScheduler, AHaltPollerGivesWayToAThreadPulledByBalancing) {
+  // Periodic load_balance() of a busy pCPU pulls from a queue two or more longer; the
+  // thread it attaches makes the poller's single_task_running() false as a wake-up does.
+  for (const bool polling : {true, false}) {
+    scenario::HostSpec spec;
+    Recorder rec;
+    HostScheduler s(spec, topo(2), rec);
+    const ThreadId poller = s.add_thread(0, false);
+    for (int i = 0; i < 3; ++i) s.add_thread(1, false);
+    std::int64_t now = 0;
+    s.start(now);
+    s.set_polling(poller, polling);
+    rec.switches.clear();
+    now += 1'000'000'000;  // every balance interval is due
+    s.balance(now);
+    EXPECT_EQ(s.nr_running(1), 2) << polling;  // one thread was pulled to pCPU 0
+    if (polling) {
+      EXPECT_FALSE(s.runnable(poller));
+      EXPECT_NE(s.current(0), kIdle);
+      ASSERT_FALSE(rec.switches.empty());
+      EXPECT_EQ(rec.switches.front().prev, poller);
+      EXPECT_FALSE(rec.switches.front().prev_runnable);
+    } else {
+      EXPECT_TRUE(s.runnable(poller));  // it waits or runs; nothing blocks it
+      EXPECT_EQ(s.nr_running(0), 2);
+    }
   }
 }
 

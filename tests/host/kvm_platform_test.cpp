@@ -141,6 +141,22 @@ TEST(KvmPlatform, HaltPollingOnlyWhenEnabledAndAlone) {
   EXPECT_GT(off.at("host").at("halt_blocks").get<std::uint64_t>(), 0u);
 }
 
+TEST(KvmPlatform, AHaltPollerGivesWayWhenAnotherThreadWakesOnItsPcpu) {
+  // One VM alone (its halts poll) on a host whose housekeeping threads wake every 200 us:
+  // a kworker waking where a vCPU polls ends the poll, and the vCPU blocks (counted among
+  // the halts that blocked) instead of being preempted and switched back in to block.
+  const auto busy = run(
+      {"vm[0].count=1", "vm[0].guest.spin_threshold=64", "host.housekeeping_interval_ns=200000"});
+  const auto& h = busy.at("host");
+  EXPECT_GT(h.at("halt_polls_given_way").get<std::uint64_t>(), 0u);
+  EXPECT_LE(h.at("halt_polls_given_way").get<std::uint64_t>(),
+            h.at("halt_blocks").get<std::uint64_t>());
+  // Without polling nothing polls to give way.
+  const auto off = run({"vm[0].count=1", "vm[0].guest.spin_threshold=64",
+                        "host.housekeeping_interval_ns=200000", "host.kvm.halt_poll_ns=0"});
+  EXPECT_EQ(off.at("host").at("halt_polls_given_way").get<std::uint64_t>(), 0u);
+}
+
 TEST(KvmPlatform, KickBoostYieldsOnlyWhenEnabled) {
   const auto on = run({"host.kvm.kick_boost=true", "host.kvm.irq_boost=true", "vm[0].vcpus=16",
                        "vm[0].guest.spin_threshold=64"});

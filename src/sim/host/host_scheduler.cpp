@@ -322,6 +322,8 @@ HostScheduler::WakeOutcome HostScheduler::wake(ThreadId t, std::int64_t now) {
     tq.idle_stamp = -1;
   }
   enqueue(target, t);
+  if (poller_gives_way(target, now))
+    return th.state == State::running ? WakeOutcome::preempts : WakeOutcome::queued;
   if (!should_preempt_on_wake(rq(target), t)) return WakeOutcome::queued;
   if (!idle) mark_wakeup_preemption(target, t);
   schedule(target, now);
@@ -331,12 +333,27 @@ HostScheduler::WakeOutcome HostScheduler::wake(ThreadId t, std::int64_t now) {
   return idle ? WakeOutcome::onto_idle : WakeOutcome::preempts;
 }
 
+bool HostScheduler::poller_gives_way(int pcpu, std::int64_t now) {
+  const ThreadId c = rq(pcpu).curr;
+  if (c == kIdle) return false;
+  const Thread& th = threads_[idx(c)];
+  if (!th.polling || th.state != State::running) return false;
+  // kvm_vcpu_block(): the poll loop's single_task_running() test fails, the thread leaves
+  // the loop and schedule()s with TASK_INTERRUPTIBLE set -- a block, not a preemption, so
+  // check_preempt_wakeup()'s verdict and buddy do not matter.
+  const Cause why = cause_;
+  block(c, now);
+  cause_ = why;
+  return true;
+}
+
 void HostScheduler::block(ThreadId t, std::int64_t now) {
   cause_ = Cause::block;
   Thread& th = threads_[idx(t)];
   if (th.state != State::running) return;
   update_curr(th.pcpu, now);
   th.state = State::blocked;
+  th.polling = false;
   // dequeue_entity() -> clear_buddies(): a thread that sleeps is nobody's buddy.
   RunQueue& q = rq(th.pcpu);
   if (q.next_buddy == t) q.next_buddy = kIdle;
@@ -470,6 +487,7 @@ void HostScheduler::balance(std::int64_t now) {
       } else {
         // attach_task() -> check_preempt_curr(), as for a wake-up.
         const ThreadId moved = rq(p).queued.back();
+        if (poller_gives_way(p, now)) continue;
         if (should_preempt_on_wake(rq(p), moved)) {
           mark_wakeup_preemption(p, moved);
           schedule(p, now);

@@ -37,7 +37,8 @@ class HostScheduler {
   enum class WakeOutcome : std::uint8_t {
     not_blocked,  // it was already runnable: nothing to do
     onto_idle,    // placed on an idle pCPU, runs at once
-    preempts,     // check_preempt_wakeup(): it preempts the running thread at once
+    preempts,     // check_preempt_wakeup(): it preempts the running thread at once, or a
+                  // halt-poller running there gives way to it (set_polling)
     queued,       // it waits in a run queue for that pCPU's next schedule()
   };
   // Why a pCPU is rescheduling: the entry point that called schedule(). Valid during a
@@ -87,6 +88,12 @@ class HostScheduler {
   // own accord and is not preempted (a PREEMPT_VOLUNTARY host kernel): reschedules of its
   // pCPU wait until it blocks or the mark is cleared.
   void set_nonpreemptible(ThreadId t, bool on) { threads_[idx(t)].nonpreemptible = on; }
+  // While set, the running thread `t` is in kvm_vcpu_block()'s halt-polling loop, which
+  // goes on only while single_task_running(): when another thread joins its run queue (a
+  // wake-up, a balancing pull) it leaves the loop and blocks itself, in host kernel code
+  // that a PREEMPT_VOLUNTARY host does not preempt. on_switch() reports that as a block
+  // (prev_still_runnable false). Cleared when the thread blocks.
+  void set_polling(ThreadId t, bool on) { threads_[idx(t)].polling = on; }
   // Periodic load balancing (rebalance_domains), to be called at every tick: balances the
   // domains of each pCPU whose interval is due (see HostSpec::balance_interval_per_cpu_ns).
   void balance(std::int64_t now);
@@ -130,6 +137,7 @@ class HostScheduler {
     int pcpu = 0;
     bool pinned = false;
     bool nonpreemptible = false;
+    bool polling = false;
     State state = State::queued;
   };
   struct RunQueue {
@@ -162,6 +170,9 @@ class HostScheduler {
   // The next-buddy mark check_preempt_wakeup() leaves for the thread that preempts.
   void mark_wakeup_preemption(int pcpu, ThreadId woken);
   int select_pcpu_on_wake(const Thread& th) const;
+  // A thread has just joined `pcpu`'s run queue: a halt-poller running there gives way
+  // (see set_polling). True if it did, and the pCPU has rescheduled.
+  bool poller_gives_way(int pcpu, std::int64_t now);
   void migrate(ThreadId t, int from, int to);
   // Sched domains of a pCPU, smallest first: its SMT siblings, its socket, the machine.
   enum Level : int { kSmt, kSocket, kMachine, kLevels };

@@ -230,6 +230,15 @@ void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, 
         ++counters_.lock_holder_preemptions;
         ++gc(*v).lock_holder_preemptions;
       }
+    } else if (s.halt == HaltState::polling) {
+      // Another thread joined this pCPU's run queue: kvm_vcpu_block()'s poll loop stops at
+      // single_task_running() and the thread blocks (HostScheduler::set_polling).
+      s.halt = HaltState::blocked;
+      ++counters_.halt_blocks;
+      ++gc(*v).halt_blocks;
+      ++counters_.halt_polls_given_way;
+      ++gc(*v).halt_polls_given_way;
+      if (sc_.host->kvm.preempted_on_every_put) v->steal.preempted.hw_store(1);
     }
   }
   if (Vcpu* v = vcpu_of(next)) {
@@ -281,16 +290,7 @@ void KvmPlatform::wake_vcpu(Vcpu& v) {
     ++(counters_.*field);
     ++(gc(v).*field);
   }
-  // A vCPU of another thread still halt-polling on that pCPU stops polling now
-  // (kvm_vcpu_halt polls only while single_task_running()).
-  const int p = sched_->pcpu_of(s.thread);
-  Vcpu* cur = vcpu_of(sched_->current(p));
-  if (cur != nullptr && cur != &v && st(*cur).halt == HaltState::polling && cur->halted) {
-    st(*cur).halt = HaltState::blocked;
-    ++counters_.halt_blocks;
-    ++gc(*cur).halt_blocks;
-    sched_->block(st(*cur).thread, now);
-  }
+  // (A vCPU halt-polling on that pCPU has given way to it: on_switch().)
 }
 
 // ---- Exits ---------------------------------------------------------------------------------
@@ -304,6 +304,7 @@ double KvmPlatform::halt(Vcpu& v) {
   const auto& kvm = sc_.host->kvm;
   if (kvm.halt_poll_ns > 0 && s.poll_ns > 0 && sched_->single_task_running(v.pcpu)) {
     s.halt = HaltState::polling;
+    sched_->set_polling(s.thread, true);
     arm_timer(v, now + s.poll_ns, kPollEnd);
   } else {
     s.halt = HaltState::blocked;
@@ -321,6 +322,7 @@ void KvmPlatform::end_halt(Vcpu& v, std::int64_t now) {
   VcpuState& s = st(v);
   if (s.halt == HaltState::polling) {
     // The poll loop saw the event on its own pCPU: block_ns ends here.
+    sched_->set_polling(s.thread, false);
     adapt_halt_poll(s, now - s.halt_start);
   } else {
     // A blocked thread takes block_ns when schedule() returns to it: the time until its
@@ -651,12 +653,7 @@ void KvmPlatform::on_event(const Event& e) {
       if (s.halt != HaltState::polling || !v.halted) return;
       ++counters_.halt_blocks;
       ++gc(v).halt_blocks;
-      if (!sched_->running(s.thread)) {
-        // Preempted while polling: kvm_vcpu_block() finds the poll window over when the
-        // thread runs again, and blocks then (what the masked-wake check does).
-        s.halt = HaltState::checking;
-        return;
-      }
+      // (A polling thread is never preempted: it gives way instead, see on_switch().)
       s.halt = HaltState::blocked;
       if (hs.kvm.preempted_on_every_put) v.steal.preempted.hw_store(1);
       sched_->block(s.thread, now);

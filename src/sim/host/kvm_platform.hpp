@@ -55,6 +55,9 @@ struct HostCounters {
   std::uint64_t exits_ple = 0;
   std::uint64_t halt_polls_ok = 0;  // woken while polling
   std::uint64_t halt_blocks = 0;    // gave up the pCPU
+  // ... of which polls cut short because another thread joined the pCPU's run queue (the
+  // poll loop's single_task_running() test): the vCPU blocks, it is not preempted.
+  std::uint64_t halt_polls_given_way = 0;
   // A blocked vCPU woken by an interrupt it cannot take (halted with IRQs off): the thread
   // runs only to find kvm_vcpu_check_block() still false and blocks again.
   std::uint64_t halt_masked_wakes = 0;
