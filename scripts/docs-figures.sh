@@ -62,7 +62,19 @@ seed001="experiments/seed001/ebizzy.toml --set vm[0].count=2"
   --trace-window 0.13:0.135 > "$data/seed001-2vm-boost.json"
 # shellcheck disable=SC2086
 "$pv" run $seed001 --set host.kvm.kick_boost=false --json > "$data/seed001-2vm-vanilla.json"
-tools/plot_trace.py vcpus "$tmp/seed001.json" vm0 131300 131700 "$fig/seed001-kick-boost.png" 16
+# 400 us around the first burst of vm0 with at least 10 vCPUs waiting early (100 us before
+# it), so the window follows the run when the model changes.
+tools/plot_trace.py cascades "$tmp/seed001.json" vm0 > "$tmp/seed001-cascades.txt"
+range=$(awk '!r && $4 + 0 >= 10 { split($1, t, "-"); r = int(t[1] - 100) " " int(t[1] + 300) }
+             END { print r }' "$tmp/seed001-cascades.txt")
+if [ -z "$range" ]; then
+  echo "docs-figures: no wait-early burst of 10 or more vCPUs in seed001's trace window;" \
+    "move the window (--trace-window above)" >&2
+  exit 1
+fi
+echo "seed001 kick-boost figure: $range us" > "$data/seed001-kick-boost-window.txt"
+# shellcheck disable=SC2086
+tools/plot_trace.py vcpus "$tmp/seed001.json" vm0 $range "$fig/seed001-kick-boost.png" 16
 
 # Seeds 002-004: the cells' runs with lock_stat and profile (the experiments' quick windows;
 # seed004 has none: its scenario's 60 ms).
