@@ -27,6 +27,7 @@ struct ReproduceArgs {
   std::string only;
   int jobs = -1;   // -1: not given (one per core)
   int seeds = -1;  // -1: not given
+  int first_seed = 1;
   bool json = false;
   bool check = false;
   bool explain = false;
@@ -51,6 +52,9 @@ void register_reproduce(CLI::App& app, Action& action) {
   cmd->add_option("--jobs", args->jobs, "Cells simulated in parallel (default: cores)");
   cmd->add_option("--seeds", args->seeds,
                   "Average every cell over run.seed 1..N (default: each experiment's own)");
+  cmd->add_option("--first-seed", args->first_seed,
+                  "Start every cell's seeds at run.seed K instead of 1: another sample of the "
+                  "same runs, to see which verdicts the seeds decide");
   cmd->add_flag("--json", args->json, "Print one JSON object");
   cmd->add_flag("--check", args->check, "Exit 1 if any effect disagrees with its band");
   cmd->add_flag("--explain", args->explain,
@@ -67,6 +71,8 @@ void register_reproduce(CLI::App& app, Action& action) {
         throw UsageError("--jobs: must be between 1 and 256");
       if (a.seeds != -1 && (a.seeds < 1 || a.seeds > 64))
         throw UsageError("--seeds: must be between 1 and 64");
+      if (a.first_seed < 1 || a.first_seed > 1'000'000)
+        throw UsageError("--first-seed: must be between 1 and 1000000");
       if (a.jobs == -1)
         a.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
       if (a.experiments_dir.empty()) a.experiments_dir = default_experiments_dir();
@@ -90,6 +96,7 @@ void register_reproduce(CLI::App& app, Action& action) {
       o.only = a.only;
       o.jobs = a.jobs;
       o.seeds = std::max(0, a.seeds);
+      o.first_seed = a.first_seed;
       o.extra_overrides = a.sets;
       o.explain = a.explain;
       // Bad --set values are usage errors: check every cell's scenario before simulating.

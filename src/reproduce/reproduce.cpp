@@ -29,7 +29,8 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
   // Where one run's figures go: a cell of an experiment, for one seed.
   struct Target {
     std::size_t exp, cell;
-    int seed;  // 1..N when the experiment averages over N seeds, else 0 (the scenario's)
+    int index;  // 0..N-1: which of the cell's N runs
+    int seed;   // its run.seed (first_seed + index), or 0: the scenario's own (one run)
   };
   // One simulation per distinct (scenario, overrides): cells that differ only in the metric
   // they read (a profile share and a score of the same configuration) share it. Runs are
@@ -59,13 +60,13 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
     if (options.explain && n > 1)
       quarters[i].assign(ex.cells.size(), std::vector<std::string>(static_cast<std::size_t>(n)));
     for (std::size_t c = 0; c < ex.cells.size(); ++c)
-      for (int k = 1; k <= n; ++k) {
-        const int seed = n > 1 ? k : 0;
+      for (int k = 0; k < n; ++k) {
+        const int seed = n > 1 || options.first_seed != 1 ? options.first_seed + k : 0;
         auto key =
             std::make_pair(ex.cells[c].scenario, cell_overrides(ex, ex.cells[c], options, seed));
         auto [it, fresh] = job_of.try_emplace(key, jobs.size());
         if (fresh) jobs.push_back({key.first, key.second, {}});
-        jobs[it->second].targets.push_back({i, c, seed});
+        jobs[it->second].targets.push_back({i, c, k, seed});
       }
   }
 
@@ -82,13 +83,14 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
         const nlohmann::ordered_json run = runner(job.scenario, job.overrides);
         const std::string explained = options.explain ? explain_run(run) : std::string();
         for (const Target& t : job.targets) {
-          if (options.explain && t.seed <= 1) why[t.exp][t.cell] = explained;
-          if (options.explain && t.seed >= 1 && !quarters[t.exp].empty())
-            quarters[t.exp][t.cell][static_cast<std::size_t>(t.seed - 1)] = score_quarters(run);
+          const auto k = static_cast<std::size_t>(t.index);
+          if (options.explain && k == 0) why[t.exp][t.cell] = explained;
+          if (options.explain && !quarters[t.exp].empty())
+            quarters[t.exp][t.cell][k] = score_quarters(run);
           const Experiment& ex = *chosen[t.exp];
           const Cell& cell = ex.cells[t.cell];
           where = ex.id + "/" + cell.name;
-          double& value = values[t.exp][t.cell][static_cast<std::size_t>(std::max(t.seed, 1) - 1)];
+          double& value = values[t.exp][t.cell][k];
           // A run the liveness watchdog stopped ended early: its scores describe a truncated
           // run, never a measurement. The cell says so instead of giving a number.
           if (run.contains("liveness")) {
@@ -136,8 +138,8 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
         sd = std::sqrt(sd / static_cast<double>(v.size() - 1));
       }
       r.cells.push_back({ex.cells[c].name, ex.cells[c].published, mean, ex.cells[c].unit,
-                         static_cast<int>(v.size()), sd, stuck[i][c], why[i][c], v,
-                         quarters[i].empty() ? std::vector<std::string>() : quarters[i][c]});
+                         static_cast<int>(v.size()), options.first_seed, sd, stuck[i][c], why[i][c],
+                         v, quarters[i].empty() ? std::vector<std::string>() : quarters[i][c]});
     }
     auto value_of = [&](const std::string& name) {
       for (const CellResult& c : r.cells)
@@ -182,6 +184,7 @@ nlohmann::ordered_json to_json(const std::vector<ExperimentResult>& results, dou
       cj["unit"] = c.unit;
       if (c.seeds > 1) {
         cj["seeds"] = c.seeds;
+        if (c.first_seed != 1) cj["first_seed"] = c.first_seed;
         cj["simulated_sd"] = c.simulated_sd;
         cj["per_seed"] = c.per_seed;
       }
@@ -261,7 +264,9 @@ std::string to_table(const std::vector<ExperimentResult>& results) {
       if (!c.stuck.empty()) out += fmt::format("  !!! {}: {}\n", c.name, c.stuck);
     for (const CellResult& c : r.cells) {
       if (c.explain.empty()) continue;
-      out += fmt::format("  why, {}{}:\n", c.name, c.seeds > 1 ? " (seed 1)" : "");
+      out += fmt::format(
+          "  why, {}{}:\n", c.name,
+          c.seeds > 1 || c.first_seed != 1 ? fmt::format(" (seed {})", c.first_seed) : "");
       std::size_t from = 0;
       while (from <= c.explain.size()) {
         const std::size_t nl = std::min(c.explain.find('\n', from), c.explain.size());
@@ -271,7 +276,8 @@ std::string to_table(const std::vector<ExperimentResult>& results) {
       // Every seed's quarters, so that the seeds in another regime show which and when.
       for (std::size_t k = 0; k < c.quarters_per_seed.size(); ++k)
         if (!c.quarters_per_seed[k].empty())
-          out += fmt::format("      seed {} by quarter: {}\n", k + 1, c.quarters_per_seed[k]);
+          out += fmt::format("      seed {} by quarter: {}\n", c.first_seed + static_cast<int>(k),
+                             c.quarters_per_seed[k]);
     }
     if (!r.effects.empty())
       out += fmt::format("  {:<34} {:>14} {:>14} {:>9}  {:<22} {}\n", "effect (ratio)", "published",

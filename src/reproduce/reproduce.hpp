@@ -20,6 +20,7 @@ struct CellResult {
   double simulated = 0;  // mean over the experiment's seeds
   std::string unit;
   int seeds = 1;
+  int first_seed = 1;       // per_seed[k] ran with run.seed = first_seed + k
   double simulated_sd = 0;  // sample standard deviation over the seeds (0 for one seed)
   // Non-empty if the liveness watchdog stopped a run of the cell (its reason): that run
   // ended early, so `simulated` is NaN rather than a truncated number.
@@ -61,6 +62,10 @@ struct Options {
   // Seeds per cell for every experiment (`reproduce --seeds`); 0: each experiment's own
   // (`seeds`, or `[quick] seeds` under --quick).
   int seeds = 0;
+  // The first run.seed of every cell (`reproduce --first-seed`): seeds first_seed ..
+  // first_seed + N - 1, another sample of the same runs. With 1, an experiment that does
+  // not average over seeds keeps its scenario's own seed.
+  int first_seed = 1;
   // Applied to every cell after its own overrides (`reproduce --set`): a sensitivity study,
   // e.g. "every experiment on a quieter host". The published figures do not move with them.
   std::vector<std::string> extra_overrides;

@@ -277,6 +277,54 @@ TEST(Reproduce, SeedsAverageEveryCellOverRunSeeds) {
   EXPECT_NE(table.find("max 130"), std::string::npos);
 }
 
+TEST(Reproduce, FirstSeedRunsAnotherSampleOfTheSameCells) {
+  // reproduce --first-seed K: every cell runs seeds K .. K+N-1, and the output names them.
+  TempDir d;
+  std::string text = with_seeds(3);
+  const auto exps = load_one(d, text);
+  RecordingRunner rec;
+  const Runner runner = rec.scoring([](const std::vector<std::string>& ov) {
+    const std::string& last = ov.back();
+    return (has(ov, "guest.lock=tas") ? 200.0 : 100.0) + 10.0 * std::stoi(last.substr(9));
+  });
+  Options o;
+  o.first_seed = 7;
+  o.explain = true;
+  const auto results = run_experiments(exps, o, runner);
+  EXPECT_EQ(rec.seen.size(), 6u);
+  for (const auto& ov : rec.seen) {
+    const std::string& last = ov.back();
+    EXPECT_TRUE(last == "run.seed=7" || last == "run.seed=8" || last == "run.seed=9") << last;
+  }
+  const auto& cell = results.at(0).cells.at(0);
+  EXPECT_EQ(cell.per_seed, (std::vector<double>{170.0, 180.0, 190.0}));  // seeds 7, 8, 9
+  EXPECT_EQ(cell.first_seed, 7);
+  EXPECT_EQ(to_json(results, 1.0)["experiments"][0]["cells"][0]["first_seed"], 7);
+  // --explain describes the sample's first run, and says which seed that was.
+  const Runner explained = [](const std::string&, const std::vector<std::string>& ov) {
+    nlohmann::ordered_json run = run_with_score(100.0);
+    run["measured_ns"] = 1000000000;
+    run["host"] = {{"steal_pct", has(ov, "run.seed=7") ? 7.0 : 90.0}};
+    return run;
+  };
+  const std::string table = to_table(run_experiments(exps, o, explained));
+  EXPECT_NE(table.find("why, a (seed 7):\n      steal 7%"), std::string::npos) << table;
+  // The default sample starts at seed 1 and says nothing about it in the JSON.
+  const auto usual = run_experiments(exps, Options{}, runner);
+  EXPECT_EQ(usual.at(0).cells.at(0).per_seed, (std::vector<double>{110.0, 120.0, 130.0}));
+  EXPECT_FALSE(to_json(usual, 1.0)["experiments"][0]["cells"][0].contains("first_seed"));
+  // An experiment without seeds runs its scenario's own seed, unless a first seed is given.
+  TempDir d1;
+  std::string one = with_seeds(1);
+  const auto single = load_one(d1, one);
+  RecordingRunner r1;
+  run_experiments(single, Options{}, r1.scoring([](const auto&) { return 1.0; }));
+  for (const auto& ov : r1.seen) EXPECT_FALSE(has(ov, "run.seed=1"));
+  RecordingRunner r2;
+  run_experiments(single, o, r2.scoring([](const auto&) { return 1.0; }));
+  for (const auto& ov : r2.seen) EXPECT_EQ(ov.back(), "run.seed=7");
+}
+
 TEST(Uncertainty, RatioStandardErrorAddsBothCellsRelativeSpread) {
   // a: 180, 220 (mean 200, sd 28.28) against an exact 100: se = 2 x (28.28 / 200) / sqrt(2).
   EXPECT_NEAR(ratio_standard_error({180, 220}, {100}), 0.2, 1e-12);
