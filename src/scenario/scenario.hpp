@@ -75,6 +75,7 @@ struct GuestSpec {
   LockPolicies policies{};           // knob keys of [guest], same names as `--set` knobs
   double vcpu_is_preempted_ns = 2;   // cost of one call (seed 004: ~8 plain, ~30 thunk)
   bool pv_tlb_flush = false;         // KVM PV TLB flush: skip preempted shootdown targets
+  bool pv_sched_yield = false;       // KVM PV sched yield: yield to a preempted IPI target
   bool nopvspin = false;             // guest boot parameter: native qspinlock even with PV
   bool realtime_hint = false;        // KVM_HINTS_REALTIME (dedicated pCPUs)
   std::int64_t tick_ns = 4'000'000;  // guest HZ=250

@@ -168,6 +168,7 @@ void read_guest(Section& s, GuestSpec& g) {
   }
   s.read("vcpu_is_preempted_ns", g.vcpu_is_preempted_ns, 0, 1e6);
   s.read("pv_tlb_flush", g.pv_tlb_flush);
+  s.read("pv_sched_yield", g.pv_sched_yield);
   s.read("nopvspin", g.nopvspin);
   s.read("realtime_hint", g.realtime_hint);
   s.read("tick_ns", g.tick_ns, kMinTickNs, kMaxIntervalNs);

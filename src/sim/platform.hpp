@@ -31,6 +31,10 @@ class Platform {
   // A reschedule IPI (from -> to) whose handler costs `handler_ns` on the target. Returns
   // the cost charged to the sender.
   virtual double send_ipi(Vcpu& from, Vcpu& to, double handler_ns) = 0;
+  // KVM_HC_SCHED_YIELD (from -> to): the guest asks the host to run vCPU `to`, which it saw
+  // preempted, in its place (kvm_sched_yield()). Returns the cost charged to the caller.
+  // Bare metal never shows a preempted CPU, so the guest never asks it.
+  virtual double sched_yield(Vcpu& /*from*/, Vcpu& /*to*/) { return 0; }
   // Events of kind EventKind::host.
   virtual void on_event(const Event& e) = 0;
   // The vCPU enters / leaves a PAUSE loop (a guest spin_until): pause-loop exiting watches

@@ -107,8 +107,11 @@ nlohmann::ordered_json profile_json(const Guest& g) {
 
 nlohmann::ordered_json host_json(const HostCounters& c, const Simulation& sim, int vcpus) {
   nlohmann::ordered_json h;
-  h["exits"] = {
-      {"hlt", c.exits_hlt}, {"kick", c.exits_kick}, {"ipi", c.exits_ipi}, {"ple", c.exits_ple}};
+  h["exits"] = {{"hlt", c.exits_hlt},
+                {"kick", c.exits_kick},
+                {"ipi", c.exits_ipi},
+                {"ple", c.exits_ple},
+                {"sched_yield", c.exits_sched_yield}};
   h["halt_polls_ok"] = c.halt_polls_ok;
   h["halt_blocks"] = c.halt_blocks;
   h["halt_polls_given_way"] = c.halt_polls_given_way;
@@ -123,6 +126,7 @@ nlohmann::ordered_json host_json(const HostCounters& c, const Simulation& sim, i
                       {"to_switching_in", c.kick_yields_to_switching_in},
                       {"kicker_descheduled", c.kick_yields_kicker_descheduled}};
   h["ple_yields"] = {{"tried", c.ple_yields_tried}, {"done", c.ple_yields}};
+  h["sched_yields"] = {{"tried", c.sched_yields_tried}, {"done", c.sched_yields}};
   h["migrations"] = c.migrations;
   h["preemptions"] = c.preemptions;
   h["lock_holder_preemptions"] = c.lock_holder_preemptions;

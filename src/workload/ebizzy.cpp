@@ -39,7 +39,10 @@ class Ebizzy final : public Workload {
     const int n = g.vcpu_count() * p.tasks_per_vcpu;
     records_.assign(static_cast<std::size_t>(n), 0);
     csd_.reserve(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) csd_.push_back(std::make_unique<Csd>());
+    for (int i = 0; i < n; ++i) {
+      csd_.push_back(std::make_unique<Csd>());
+      csd_.back()->targets.assign(static_cast<std::size_t>(g.vcpu_count()), 0);
+    }
     locks_->zone.stat.name = "ebizzy.zone";
     locks_->lru.stat.name = "ebizzy.lru";
     g.register_lock_stat(locks_->zone.stat);
@@ -75,6 +78,7 @@ class Ebizzy final : public Workload {
   // The initiator's call_single_data: targets count it down as they run the handler.
   struct alignas(64) Csd {
     sim::SimAtomic<std::uint32_t> remaining{};
+    std::vector<std::uint8_t> targets;  // the call's cpumask, by vCPU
   };
 
   void locked(LockHolder& l, const scenario::Dist& hold) {
@@ -106,17 +110,22 @@ class Ebizzy final : public Workload {
     Csd& csd = *csd_[static_cast<std::size_t>(me)];
     Env::preempt_disable();
     for (int c = 0; c < guest_.vcpu_count(); ++c) {
+      csd.targets[static_cast<std::size_t>(c)] = 0;
       if (c == my_cpu) continue;
       // kvm_flush_tlb_multi(): a preempted vCPU gets KVM_VCPU_FLUSH_TLB instead of an IPI.
       if (p_.pv_tlb_flush && api::vcpu_preempted(c)) {
         ++skipped_;
         continue;
       }
+      csd.targets[static_cast<std::size_t>(c)] = 1;
       // Count the target in before the IPI, so an early handler cannot take us below zero.
       csd.remaining.hw_store(csd.remaining.raw() + 1);
       api::send_ipi(c, static_cast<double>(api::sample(p_.flush_handler)), &csd.remaining);
       ++ipis_;
     }
+    // kvm_smp_send_call_func_ipi(): a PV sched yield guest hands its pCPU to a preempted
+    // target rather than spin until the host runs it.
+    api::call_function_ipis_sent(csd.targets);
     SpinBudget forever{std::numeric_limits<std::uint64_t>::max()};
     Env::spin_until(
         SpinSite::other, [&] { return csd.remaining.load(std::memory_order_acquire) == 0; },

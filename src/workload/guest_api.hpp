@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "scenario/scenario.hpp"
 #include "sim/context.hpp"
@@ -33,6 +34,10 @@ inline std::int64_t now() { return guest().sim().now(); }
 // interrupts); `ack` is decremented once the handler has run.
 inline void send_ipi(int cpu, double handler_ns, sim::SimAtomic<std::uint32_t>* ack) {
   guest().send_ipi(self(), cpu, handler_ns, ack);
+}
+// The call-function IPIs to the vCPUs flagged in `targets` are sent (smp_ops hook).
+inline void call_function_ipis_sent(const std::vector<std::uint8_t>& targets) {
+  guest().call_function_ipis_sent(self(), targets);
 }
 // The steal-time "preempted" byte of another vCPU, read as the guest reads it (a simulated
 // load: what PV TLB flush does in kvm_flush_tlb_multi).

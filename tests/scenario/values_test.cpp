@@ -85,6 +85,7 @@ placement = "pinned"
 [vm.guest]
 lock = "mcs"
 nopvspin = true
+pv_sched_yield = true
 vcpu_is_preempted_ns = 30
 sched_slice_ns = 1000000
 preempt = "none"
@@ -115,6 +116,8 @@ type = "lockloop"
   EXPECT_EQ(s.vms[0].placement, VmSpec::Placement::pinned);
   EXPECT_EQ(s.vms[0].guest.lock_name, "mcs");
   EXPECT_TRUE(s.vms[0].guest.nopvspin);
+  EXPECT_TRUE(s.vms[0].guest.pv_sched_yield);
+  EXPECT_FALSE(s.vms[1].guest.pv_sched_yield);
   EXPECT_EQ(s.vms[0].guest.vcpu_is_preempted_ns, 30);
   EXPECT_EQ(s.vms[0].guest.sched_slice_ns, 1000000);
   EXPECT_EQ(s.vms[0].guest.preempt, GuestSpec::Preempt::none);

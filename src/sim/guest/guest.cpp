@@ -240,6 +240,17 @@ void Guest::send_ipi(Task& t, int cpu, double handler_ns, SimAtomic<std::uint32_
   charge(t, ipi(*t.vcpu, vcpu(cpu), handler_ns, ack), t.sym);
 }
 
+void Guest::call_function_ipis_sent(Task& t, const std::vector<std::uint8_t>& targets) {
+  // KVM_FEATURE_PV_SCHED_YIELD (v5.3 guests), not used under KVM_HINTS_REALTIME. The first
+  // preempted target only: the host is asked once per call.
+  if (!spec_.pv_sched_yield || spec_.realtime_hint) return;
+  for (int c = 0; c < vcpu_count(); ++c) {
+    if (targets[static_cast<std::size_t>(c)] == 0 || !vcpu_is_preempted(t, c)) continue;
+    charge(t, sim_.platform().sched_yield(*t.vcpu, vcpu(c)), t.sym);
+    return;
+  }
+}
+
 double Guest::ipi(Vcpu& from, Vcpu& to, double handler_ns, SimAtomic<std::uint32_t>* ack) {
   if (sim_.faults().intercept_ipi(from, to, handler_ns, ack)) return sim_.costs().ipi_send_ns;
   if (ack != nullptr) to.irq_acks.push_back(ack);

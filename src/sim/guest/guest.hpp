@@ -113,6 +113,9 @@ class Guest {
   // An IPI to vCPU `cpu` whose handler costs handler_ns there; `ack`, if given, is
   // decremented when the handler has run (smp_call_function_many's wait).
   void send_ipi(Task& t, int cpu, double handler_ns, SimAtomic<std::uint32_t>* ack);
+  // smp_ops.send_call_func_ipi has sent IPIs to the vCPUs flagged in `targets`; a PV sched
+  // yield guest (kvm_smp_send_call_func_ipi) then yields to the first one it sees preempted.
+  void call_function_ipis_sent(Task& t, const std::vector<std::uint8_t>& targets);
 
   // ---- Platform / event-loop side -------------------------------------------------------------
   void dispatch(Vcpu& v);  // a resume event: continue the current task or the idle loop

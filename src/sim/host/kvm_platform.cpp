@@ -444,6 +444,23 @@ double KvmPlatform::kick(Vcpu& from, Vcpu& to) {
   return sc_.costs.hypercall_ns + sc_.costs.kick_send_ns;
 }
 
+double KvmPlatform::sched_yield(Vcpu& from, Vcpu& to) {
+  ++counters_.exits_sched_yield;
+  ++gc(from).exits_sched_yield;
+  // kvm_sched_yield(), the helper the kick-time yield shares: yield_to() the target. The
+  // seed 001 patch (266e85a5ec9) added the "ready" test to the helper, so it applies here
+  // too once the host has the kick boost; a1fa4cbd53d0 (2021) the under-commit bail-out.
+  const auto& kvm = sc_.host->kvm;
+  if (&to != &from && (!kvm.kick_boost || st(to).ready) &&
+      !(kvm.yield_bailout_undercommit && sched_->single_task_running(from.pcpu))) {
+    ++gc(from).sched_yields_tried;
+    if (directed_yield(from, to, counters_.sched_yields_tried, counters_.sched_yields) ==
+        host::YieldResult::yielded)
+      ++gc(from).sched_yields;
+  }
+  return sc_.costs.hypercall_ns;
+}
+
 void KvmPlatform::entered_after_kick(Vcpu& v, std::int64_t now) {
   VcpuState& s = st(v);
   if (s.kicked_at < 0) return;
@@ -546,7 +563,9 @@ host::YieldResult KvmPlatform::directed_yield(Vcpu& from, Vcpu& to, std::uint64_
   ++done;
   if (trace::Tracer* tr = sim_->tracer())
     tr->instant(from, "yield_to", sim_->now(), &to,
-                &tried == &counters_.kick_yields_tried ? "kick_boost" : "kvm_vcpu_on_spin");
+                &tried == &counters_.kick_yields_tried    ? "kick_boost"
+                : &tried == &counters_.sched_yields_tried ? "sched_yield"
+                                                          : "kvm_vcpu_on_spin");
   return host::YieldResult::yielded;
 }
 

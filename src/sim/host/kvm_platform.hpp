@@ -53,8 +53,9 @@ struct HostCounters {
   std::uint64_t exits_kick = 0;
   std::uint64_t exits_ipi = 0;
   std::uint64_t exits_ple = 0;
-  std::uint64_t halt_polls_ok = 0;  // woken while polling
-  std::uint64_t halt_blocks = 0;    // gave up the pCPU
+  std::uint64_t exits_sched_yield = 0;  // KVM_HC_SCHED_YIELD hypercalls
+  std::uint64_t halt_polls_ok = 0;      // woken while polling
+  std::uint64_t halt_blocks = 0;        // gave up the pCPU
   // ... of which polls cut short because another thread joined the pCPU's run queue (the
   // poll loop's single_task_running() test): the vCPU blocks, it is not preempted.
   std::uint64_t halt_polls_given_way = 0;
@@ -77,6 +78,9 @@ struct HostCounters {
   std::uint64_t kick_yields_kicker_descheduled = 0;
   std::uint64_t ple_yields_tried = 0;
   std::uint64_t ple_yields = 0;
+  // KVM_HC_SCHED_YIELD's yield_to() (PV sched yield guests, after call-function IPIs).
+  std::uint64_t sched_yields_tried = 0;
+  std::uint64_t sched_yields = 0;
   // A vCPU entering on another pCPU than the one it last ran on. Free in the model; on a
   // real host it costs a VMCLEAR IPI to the old pCPU, a VPID flush and cold caches.
   std::uint64_t migrations = 0;
@@ -118,6 +122,7 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   double halt(Vcpu& v) override;
   double kick(Vcpu& from, Vcpu& to) override;
   double send_ipi(Vcpu& from, Vcpu& to, double handler_ns) override;
+  double sched_yield(Vcpu& from, Vcpu& to) override;
   void on_event(const Event& e) override;
   void spin_begin(Vcpu& v) override;
   void spin_end(Vcpu& v) override;
