@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <numeric>
 #include <utility>
 #include <vector>
@@ -187,6 +188,49 @@ std::string host_and_locks_line(const nlohmann::ordered_json& run) {
   return out;
 }
 
+// ebizzy's TLB shootdowns over the VMs: how often per VM, how long each waited for its
+// last handler, and what the targets were doing when the IPIs went out -- the collapse of
+// seeds 000/001 is shootdowns waiting on halted lock waiters (IRQs off) and on preempted
+// vCPUs.
+std::string shootdowns_line(const nlohmann::ordered_json& run) {
+  const double secs = num(run, "measured_ns") / 1e9;
+  if (secs <= 0 || !run.contains("vms")) return {};
+  static constexpr std::pair<const char*, const char*> kTargets[] = {
+      {"halted_in_pv_wait", "halted in pv_wait"},
+      {"preempted", "preempted"},
+      {"irqs_off", "IRQs off"},
+      {"halted_idle", "halted idle"},
+      {"can_take", "able to take it"}};
+  double sent = 0, done = 0, wait_ns = 0, targets = 0, vms = 0;
+  double by[std::size(kTargets)] = {};
+  for (const auto& vm : run.at("vms")) {
+    if (!vm.contains("shootdowns")) continue;
+    ++vms;
+    const auto& sd = vm.at("shootdowns");
+    sent += num(sd, "sent");
+    done += num(sd, "done");
+    wait_ns += num(sd, "wait_ns");
+    for (std::size_t k = 0; k < std::size(kTargets); ++k) {
+      const double n = num(sd.at("targets"), kTargets[k].first);
+      by[k] += n;
+      targets += n;
+    }
+  }
+  if (sent <= 0) return {};
+  std::string out = fmt::format("shootdowns {}/s per VM", si(sent / vms / secs));
+  if (done > 0) {
+    const double us = wait_ns / done / 1e3;
+    out += us < 1000 ? fmt::format(" (wait {:.1f} us)", us)
+                     : fmt::format(" (wait {:.1f} ms)", us / 1e3);
+  }
+  if (targets <= 0) return out;
+  out += "; targets when sent:";
+  for (std::size_t k = 0; k < std::size(kTargets); ++k)
+    out +=
+        fmt::format("{} {} {:.0f}%", k > 0 ? "," : "", kTargets[k].second, 100 * by[k] / targets);
+  return out;
+}
+
 std::string quarters_line(const nlohmann::ordered_json& run) {
   const std::string q = score_quarters(run);
   return q.empty() ? q : "score by quarter of the window (mean VM): " + q;
@@ -226,7 +270,8 @@ std::string score_quarters(const nlohmann::ordered_json& run) {
 
 std::string explain_run(const nlohmann::ordered_json& run) {
   std::string out;
-  for (const std::string& line : {quarters_line(run), profile_line(run), host_and_locks_line(run)})
+  for (const std::string& line :
+       {quarters_line(run), profile_line(run), host_and_locks_line(run), shootdowns_line(run)})
     if (!line.empty()) out += (out.empty() ? "" : "\n") + line;
   return out;
 }

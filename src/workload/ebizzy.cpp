@@ -67,6 +67,16 @@ class Ebizzy final : public Workload {
     vm["records"] = total;
     vm["shootdown_ipis"] = ipis_;
     vm["shootdown_skipped_preempted"] = skipped_;
+    // Measured window only: shootdowns sent, those that completed and their summed wait
+    // (IPIs out to the last handler), and their targets by state when the IPI was sent.
+    nlohmann::ordered_json targets;
+    static constexpr const char* kTargetNames[api::kIpiTargets] = {
+        "halted_in_pv_wait", "halted_idle", "preempted", "irqs_off", "can_take"};
+    for (int k = 0; k < api::kIpiTargets; ++k) targets[kTargetNames[k]] = census_.targets[k];
+    vm["shootdowns"] = {{"sent", census_.sent},
+                        {"done", census_.done},
+                        {"wait_ns", census_.wait_ns},
+                        {"targets", targets}};
   }
 
  private:
@@ -109,6 +119,11 @@ class Ebizzy final : public Workload {
     const int my_cpu = self.vcpu->id;
     Csd& csd = *csd_[static_cast<std::size_t>(me)];
     Env::preempt_disable();
+    // The census counts the shootdowns sent in the measured window, and what each target
+    // was doing when its IPI went out.
+    const bool census = api::measuring();
+    const std::int64_t sent_at = api::now();
+    if (census) ++census_.sent;
     for (int c = 0; c < guest_.vcpu_count(); ++c) {
       csd.targets[static_cast<std::size_t>(c)] = 0;
       if (c == my_cpu) continue;
@@ -118,6 +133,7 @@ class Ebizzy final : public Workload {
         continue;
       }
       csd.targets[static_cast<std::size_t>(c)] = 1;
+      if (census) ++census_.targets[static_cast<int>(api::ipi_target(c))];
       // Count the target in before the IPI, so an early handler cannot take us below zero.
       csd.remaining.hw_store(csd.remaining.raw() + 1);
       api::send_ipi(c, static_cast<double>(api::sample(p_.flush_handler)), &csd.remaining);
@@ -130,6 +146,10 @@ class Ebizzy final : public Workload {
     Env::spin_until(
         SpinSite::other, [&] { return csd.remaining.load(std::memory_order_acquire) == 0; },
         forever, 0, [] { return false; });
+    if (census) {
+      ++census_.done;
+      census_.wait_ns += api::now() - sent_at;
+    }
     Env::preempt_enable();
   }
 
@@ -191,6 +211,11 @@ class Ebizzy final : public Workload {
   std::uint64_t all_records_ = 0;       // since time 0
   std::uint64_t ipis_ = 0;
   std::uint64_t skipped_ = 0;
+  struct {
+    std::uint64_t sent = 0, done = 0;
+    std::int64_t wait_ns = 0;
+    std::uint64_t targets[api::kIpiTargets] = {};
+  } census_;
 };
 
 scenario::Dist dist(double mean, double cv = 0) {

@@ -39,6 +39,18 @@ inline void send_ipi(int cpu, double handler_ns, sim::SimAtomic<std::uint32_t>* 
 inline void call_function_ipis_sent(const std::vector<std::uint8_t>& targets) {
   guest().call_function_ipis_sent(self(), targets);
 }
+// What an IPI to vCPU `cpu` finds there, for diagnostics (ebizzy's shootdown census):
+// halted in pv_wait (IRQs off: it handles the IPI only after its lock hand-off), halted idle,
+// descheduled by the host, running with IRQs off, or running and able to take it at once.
+enum class IpiTarget { halted_in_pv_wait, halted_idle, preempted, irqs_off, can_take };
+inline constexpr int kIpiTargets = 5;
+inline IpiTarget ipi_target(int cpu) {
+  const sim::Vcpu& v = guest().vcpu(cpu);
+  if (v.halted) return v.halt_for_pv ? IpiTarget::halted_in_pv_wait : IpiTarget::halted_idle;
+  if (!v.running) return IpiTarget::preempted;
+  if (v.curr != nullptr && v.curr->irqs_off) return IpiTarget::irqs_off;
+  return IpiTarget::can_take;
+}
 // The steal-time "preempted" byte of another vCPU, read as the guest reads it (a simulated
 // load: what PV TLB flush does in kvm_flush_tlb_multi).
 inline bool vcpu_preempted(int cpu) { return guest().vcpu(cpu).steal.preempted.load() != 0; }

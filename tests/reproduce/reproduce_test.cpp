@@ -584,6 +584,31 @@ TEST(Explain, SaysWhereWokenVcpusWentAndWhatEndedTheirWait) {
   EXPECT_EQ(explain_run(run), "steal 10%");
 }
 
+TEST(Explain, SaysWhatTheShootdownsWaitedFor) {
+  nlohmann::ordered_json run;
+  run["measured_ns"] = 100000000;  // 0.1 s
+  auto vm = [](int sent, int done, std::int64_t wait_ns, int pv, int pre) {
+    return nlohmann::ordered_json{{"shootdowns",
+                                   {{"sent", sent},
+                                    {"done", done},
+                                    {"wait_ns", wait_ns},
+                                    {"targets",
+                                     {{"halted_in_pv_wait", pv},
+                                      {"halted_idle", 0},
+                                      {"preempted", pre},
+                                      {"irqs_off", 10},
+                                      {"can_take", 90}}}}}};
+  };
+  // Two VMs: 300 shootdowns in 0.1 s, 250 of them done after 2 ms each on average.
+  run["vms"] = {vm(100, 100, 200'000'000, 300, 100), vm(200, 150, 300'000'000, 200, 200)};
+  EXPECT_EQ(explain_run(run),
+            "shootdowns 1.5k/s per VM (wait 2.0 ms); targets when sent: halted in pv_wait 50%, "
+            "preempted 30%, IRQs off 2%, halted idle 0%, able to take it 18%");
+  // A VM without shootdowns (another workload) shows nothing.
+  run["vms"] = {nlohmann::ordered_json{{"score", 1.0}}};
+  EXPECT_EQ(explain_run(run), "");
+}
+
 TEST(Explain, SaysHowKickTimeYieldsEnded) {
   nlohmann::ordered_json run;
   run["measured_ns"] = 100000000;  // 0.1 s

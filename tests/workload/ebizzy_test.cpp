@@ -51,5 +51,64 @@ TEST(Ebizzy, MadviseFlushesBeforeItFreesThePages) {
   EXPECT_GT(acquisitions(k, "ebizzy.zone"), 10u);
 }
 
+// The shootdown census (reproduce --explain): every target of every shootdown sent in the
+// window is counted once, by what it was doing when its IPI went out.
+constexpr const char* kOvercommitted = R"(
+[run]
+duration_ms = 20
+warmup_ms = 5
+watchdog_ms = 0
+[machine]
+sockets = 1
+cores_per_socket = 4
+threads_per_core = 1
+[host]
+scheduler = "cfs"
+[[vm]]
+count = 2
+vcpus = 6
+[vm.guest]
+lock = "pvqspinlock"
+spin_threshold = 16
+[vm.workload]
+type = "ebizzy"
+user_ns = 20000
+faults = 16
+zone_hold_ns = 20000
+)";
+
+std::uint64_t at(const nlohmann::ordered_json& j, const char* key) {
+  return j.at(key).get<std::uint64_t>();
+}
+
+TEST(Ebizzy, ShootdownCensusCountsEveryTargetOfEveryShootdownOnce) {
+  const auto j = sim::run_to_json(scenario::parse_scenario(kOvercommitted, "o.toml", {}));
+  std::uint64_t preempted = 0, halted = 0;
+  for (const auto& vm : j.at("vms")) {
+    const auto& sd = vm.at("shootdowns");
+    const auto& t = sd.at("targets");
+    std::uint64_t targets = 0;
+    for (const auto& [state, n] : t.items()) targets += n.get<std::uint64_t>();
+    EXPECT_GT(at(sd, "sent"), 0u);
+    EXPECT_EQ(targets, at(sd, "sent") * 5);  // every other vCPU of the VM
+    EXPECT_LE(at(sd, "done"), at(sd, "sent"));
+    EXPECT_GT(at(sd, "wait_ns"), 0u);
+    preempted += at(t, "preempted");
+    halted += at(t, "halted_in_pv_wait");
+  }
+  // Over-committed, with long zone->lock holds: some targets are off their pCPU, some are
+  // lock waiters halted in pv_wait.
+  EXPECT_GT(preempted, 0u);
+  EXPECT_GT(halted, 0u);
+
+  // Bare metal: no host to preempt a CPU, and the native lock never halts.
+  const auto b = sim::run_to_json(scenario::parse_scenario(
+      kMadviseOnly, "e.toml", {"faults.ipi_delay_ns=0", "run.duration_ms=5"}));
+  const auto& sd = b.at("vms").at(0).at("shootdowns");
+  EXPECT_GT(at(sd, "done"), 0u);
+  EXPECT_EQ(at(sd.at("targets"), "preempted"), 0u);
+  EXPECT_EQ(at(sd.at("targets"), "halted_in_pv_wait"), 0u);
+}
+
 }  // namespace
 }  // namespace pvlock::workload
