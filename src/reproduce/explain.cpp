@@ -189,9 +189,8 @@ std::string host_and_locks_line(const nlohmann::ordered_json& run) {
 }
 
 // ebizzy's TLB shootdowns over the VMs: how often per VM, how long each waited for its
-// last handler, and what the targets were doing when the IPIs went out -- the collapse of
-// seeds 000/001 is shootdowns waiting on halted lock waiters (IRQs off) and on preempted
-// vCPUs.
+// last handler, and what the targets were doing when the IPIs went out -- in the collapse
+// of seeds 000/001 the shootdowns wait on lock waiters halted with IRQs off.
 std::string shootdowns_line(const nlohmann::ordered_json& run) {
   const double secs = num(run, "measured_ns") / 1e9;
   if (secs <= 0 || !run.contains("vms")) return {};

@@ -44,6 +44,9 @@ inline void call_function_ipis_sent(const std::vector<std::uint8_t>& targets) {
 // descheduled by the host, running with IRQs off, or running and able to take it at once.
 enum class IpiTarget { halted_in_pv_wait, halted_idle, preempted, irqs_off, can_take };
 inline constexpr int kIpiTargets = 5;
+// Their keys in the run JSON (vms[].shootdowns.targets), in enum order.
+inline constexpr const char* kIpiTargetNames[kIpiTargets] = {"halted_in_pv_wait", "halted_idle",
+                                                             "preempted", "irqs_off", "can_take"};
 inline IpiTarget ipi_target(int cpu) {
   const sim::Vcpu& v = guest().vcpu(cpu);
   if (v.halted) return v.halt_for_pv ? IpiTarget::halted_in_pv_wait : IpiTarget::halted_idle;
