@@ -184,6 +184,8 @@ struct HostSpec {
     std::int64_t ple_window_cycles = 4096;
     std::int64_t ple_window_grow = 2;
     std::int64_t ple_window_max_cycles = 1'000'000'000;
+    // TSC cycles per ns: PLE measures its window at the TSC's rate (SDM, "PAUSE-loop
+    // exiting"). 2.8 GHz as the generic profile's clock; experiments set their host's.
     double cycles_per_ns = 2.8;
     std::int64_t halt_poll_ns = 200'000;  // max; 0 disables halt polling
     std::int64_t halt_poll_grow = 2;
