@@ -315,6 +315,29 @@ TEST(KvmPlatform, PauseLoopExitsOnlyWithPle) {
   EXPECT_EQ(off.at("host").at("exits").at("ple").get<std::uint64_t>(), 0u);
 }
 
+TEST(KvmPlatform, PleWindowIsCountedInTscCyclesAtTheHostsRate) {
+  // The SDM measures the PAUSE-loop window with a counter at the TSC's rate: 8 192 cycles of
+  // a 5 GHz TSC are the same 1.64 us as 4 096 cycles of a 2.5 GHz one (the seeds' host).
+  auto ple = [](const std::vector<std::string>& more) {
+    std::vector<std::string> o = {"vm[0].guest.lock=qspinlock"};
+    o.insert(o.end(), more.begin(), more.end());
+    auto j = run(o);
+    j.erase("perf");
+    return j;
+  };
+  const auto seeds_host = ple({"host.kvm.cycles_per_ns=2.5"});
+  const auto same_time = ple({"host.kvm.cycles_per_ns=5", "host.kvm.ple_window_cycles=8192"});
+  EXPECT_EQ(seeds_host.at("host").dump(), same_time.at("host").dump());
+  EXPECT_EQ(seeds_host.at("counters").dump(), same_time.at("counters").dump());
+  // A faster counter fills the same window sooner: more exits.
+  const auto fast = ple({"host.kvm.cycles_per_ns=10"});
+  auto exits = [](const nlohmann::ordered_json& j) {
+    return j.at("host").at("exits").at("ple").get<std::uint64_t>();
+  };
+  EXPECT_GT(exits(seeds_host), 0u);
+  EXPECT_GT(exits(fast), exits(seeds_host));
+}
+
 TEST(KvmPlatform, WaitEarlyOnPreemptedPredecessorNeedsTheRule) {
   // Seed 000: with the 2017 rule a waiter also stops spinning when its predecessor's vCPU
   // is preempted (the steal-time byte), so more waiters halt early.
