@@ -26,9 +26,9 @@ double mean_score(const nlohmann::ordered_json& j) {
 }
 
 TEST(OvercommitAcceptance, PvQspinlockAtLeastTwiceNativeAt2x) {
-  // Over seeds 1-4, not one: a single over-committed run is bimodal (the native queue either
-  // meets a convoy of preempted waiters or slips past it), and single seeds range from ~1.6x
-  // to ~4.5x -- seed 2 of this example gives 1.66x, seed 1 4.46x; the means' ratio is ~3.3x.
+  // Over seeds 1-4, not one: a single over-committed run of the PV guest is bimodal (620-710 k
+  // ops/s per VM in most seeds, 270-300 k in seeds 2 and 8, against a native 147-182 k), so
+  // single seeds range from 1.66x to 4.46x; over seeds 1-4 the sums' ratio is 3.43x.
   double pv_sum = 0, native_sum = 0;
   for (int seed = 1; seed <= 4; ++seed) {
     const std::string s = "run.seed=" + std::to_string(seed);
