@@ -232,8 +232,15 @@ TEST(KvmPlatform, TimesEachKickToItsTargetsGuestEntryByWhereTheKickFoundIt) {
   EXPECT_EQ(entries(off, "runnable_yielded").at("n").get<std::uint64_t>(), 0u);
   ASSERT_GT(entries(off, "on_cpu").at("n").get<std::uint64_t>(), 0u);
   ASSERT_GT(entries(off, "queued").at("n").get<std::uint64_t>(), 0u);
-  EXPECT_LT(mean_us(off, "on_cpu"), 10.0);
-  EXPECT_GT(mean_us(off, "queued"), mean_us(off, "on_cpu"));
+  // An on-CPU target enters within the switch latency (~6 us here). Rarely it loses its pCPU
+  // again before it gets there (another wake-up preempts it): one such wait of a few ms among
+  // ~300 entries moves the mean by ~7 us, so the bound leaves room for one or two, and at
+  // most 1 % of the entries may be one.
+  EXPECT_LT(mean_us(off, "on_cpu"), 25.0);
+  EXPECT_LE(entries(off, "on_cpu").at("over_1ms").get<std::uint64_t>() * 100,
+            entries(off, "on_cpu").at("n").get<std::uint64_t>());
+  // A queued one waits for its pCPU: milliseconds, far more than a switch.
+  EXPECT_GT(mean_us(off, "queued"), 20 * mean_us(off, "on_cpu"));
   const auto on = with("host.kvm.kick_boost=true");
   ASSERT_GT(entries(on, "queued_yielded").at("n").get<std::uint64_t>(), 0u);
   EXPECT_LT(mean_us(on, "queued_yielded"), mean_us(on, "queued"));

@@ -2,6 +2,7 @@
 // measured window's totals, and the interval that spans the warm-up reset stays whole.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,9 @@ TEST(Series, RowsCoverTheRunAndAddUpToTheMeasuredTotals) {
   const auto& s = j.at("series");
   EXPECT_EQ(s.at("interval_ns"), 2'000'000);
   ASSERT_EQ(s.at("vms").size(), 2u);
+  // Each column's total over both VMs: one VM alone may see no kick or yield in 14 ms (this
+  // small guest switches between a spinning and a halting regime), the pair always does.
+  std::map<std::string, double> both;
   for (std::size_t k = 0; k < 2; ++k) {
     const auto& vm = j.at("vms").at(k);
     const auto& ser = s.at("vms").at(vm.at("name").get<std::string>());
@@ -98,9 +102,11 @@ TEST(Series, RowsCoverTheRunAndAddUpToTheMeasuredTotals) {
              {"halt_blocks", h.at("halt_blocks").get<double>()},
              {"preemptions", h.at("preemptions").get<double>()}}) {
       EXPECT_NEAR(count_after(rows, column(s, col), 6.0), total, 1e-6) << col;
-      EXPECT_GT(total, 0) << col << ": the scenario must exercise it";
+      both[col] += total;
     }
   }
+  for (const auto& [col, total] : both)
+    EXPECT_GT(total, 0) << col << ": the scenario must exercise it";
   // Guest lock events: "counters" sums both VMs.
   double early = 0;
   for (const auto& [name, ser] : s.at("vms").items())
