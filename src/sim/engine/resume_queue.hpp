@@ -2,7 +2,8 @@
 // re-arming a vCPU (a spinner woken before its deadline, a wait cut short by an interrupt)
 // moves its entry instead of leaving a stale event behind. Ordered by (time, sequence) with
 // sequence numbers drawn from the main EventQueue, so the two queues interleave exactly as
-// one queue would.
+// one queue would. Each heap node carries its key, so that sifting compares adjacent memory
+// instead of looking the key up per vCPU (the queue is the simulator's hottest structure).
 #pragma once
 
 #include <cstdint>
@@ -16,89 +17,88 @@ class ResumeQueue {
  public:
   void resize(std::size_t n) {
     pos_.assign(n, kAbsent);
-    time_.assign(n, kNever);
-    seq_.assign(n, 0);
     heap_.clear();
     heap_.reserve(n);
   }
   bool empty() const { return heap_.empty(); }
-  std::uint32_t top() const { return heap_.front(); }
-  Time top_time() const { return heap_.empty() ? kNever : time_[heap_.front()]; }
-  std::uint64_t top_seq() const { return seq_[heap_.front()]; }
+  std::uint32_t top() const { return heap_.front().v; }
+  Time top_time() const { return heap_.empty() ? kNever : heap_.front().time; }
+  std::uint64_t top_seq() const { return heap_.front().seq; }
 
   // Schedules (or moves) the resume of `v`.
   void set(std::uint32_t v, Time t, std::uint64_t seq) {
-    const bool later = pos_[v] != kAbsent && less_key(time_[v], seq_[v], t, seq);
-    time_[v] = t;
-    seq_[v] = seq;
-    if (pos_[v] == kAbsent) {
-      pos_[v] = static_cast<std::uint32_t>(heap_.size());
-      heap_.push_back(v);
-      sift_up(pos_[v]);
-    } else if (later) {
-      sift_down(pos_[v]);
+    const Node n{t, seq, v};
+    const std::uint32_t i = pos_[v];
+    if (i == kAbsent) {
+      heap_.push_back(n);
+      sift_up(static_cast<std::uint32_t>(heap_.size() - 1), n);
+    } else if (less(heap_[i], n)) {
+      sift_down(i, n);
     } else {
-      sift_up(pos_[v]);
+      sift_up(i, n);
     }
   }
   void erase(std::uint32_t v) {
     const std::uint32_t i = pos_[v];
     if (i == kAbsent) return;
     pos_[v] = kAbsent;
-    const std::uint32_t last = heap_.back();
+    const Node last = heap_.back();
     heap_.pop_back();
-    if (last == v) return;
-    heap_[i] = last;
-    pos_[last] = i;
-    sift_down(i);
-    sift_up(pos_[last]);
+    if (i == heap_.size()) return;  // it was the last node
+    if (i > 0 && less(last, heap_[(i - 1) / 2]))
+      sift_up(i, last);
+    else
+      sift_down(i, last);
   }
   std::uint32_t pop() {
-    const std::uint32_t v = heap_.front();
-    erase(v);
+    const std::uint32_t v = heap_.front().v;
+    pos_[v] = kAbsent;
+    const Node last = heap_.back();
+    heap_.pop_back();
+    if (!heap_.empty()) sift_down(0, last);
     return v;
   }
 
  private:
+  struct Node {
+    Time time;
+    std::uint64_t seq;
+    std::uint32_t v;
+  };
   static constexpr std::uint32_t kAbsent = ~std::uint32_t{0};
-  static bool less_key(Time ta, std::uint64_t sa, Time tb, std::uint64_t sb) {
-    return ta < tb || (ta == tb && sa < sb);
+  static bool less(const Node& a, const Node& b) {
+    return a.time < b.time || (a.time == b.time && a.seq < b.seq);
   }
-  bool less(std::uint32_t a, std::uint32_t b) const {
-    return less_key(time_[a], seq_[a], time_[b], seq_[b]);
+  void place(std::uint32_t i, const Node& n) {
+    heap_[i] = n;
+    pos_[n.v] = i;
   }
-  void place(std::uint32_t i, std::uint32_t v) {
-    heap_[i] = v;
-    pos_[v] = i;
-  }
-  void sift_up(std::uint32_t i) {
-    const std::uint32_t v = heap_[i];
+  // Moves the hole at i up until `n` fits there.
+  void sift_up(std::uint32_t i, const Node& n) {
     while (i > 0) {
       const std::uint32_t p = (i - 1) / 2;
-      if (!less(v, heap_[p])) break;
+      if (!less(n, heap_[p])) break;
       place(i, heap_[p]);
       i = p;
     }
-    place(i, v);
+    place(i, n);
   }
-  void sift_down(std::uint32_t i) {
-    const auto n = static_cast<std::uint32_t>(heap_.size());
-    const std::uint32_t v = heap_[i];
+  // Moves the hole at i down until `n` fits there.
+  void sift_down(std::uint32_t i, const Node& n) {
+    const auto size = static_cast<std::uint32_t>(heap_.size());
     for (;;) {
       std::uint32_t c = 2 * i + 1;
-      if (c >= n) break;
-      if (c + 1 < n && less(heap_[c + 1], heap_[c])) ++c;
-      if (!less(heap_[c], v)) break;
+      if (c >= size) break;
+      if (c + 1 < size && less(heap_[c + 1], heap_[c])) ++c;
+      if (!less(heap_[c], n)) break;
       place(i, heap_[c]);
       i = c;
     }
-    place(i, v);
+    place(i, n);
   }
 
-  std::vector<std::uint32_t> heap_;
+  std::vector<Node> heap_;
   std::vector<std::uint32_t> pos_;
-  std::vector<Time> time_;
-  std::vector<std::uint64_t> seq_;
 };
 
 }  // namespace pvlock::sim
