@@ -82,7 +82,7 @@ inline std::int64_t sample(const scenario::Dist& d) {
       x = -d.mean * std::log(std::max(1.0 - r.uniform(), 1e-300));
       break;
   }
-  return static_cast<std::int64_t>(std::llround(std::max(0.0, x)));
+  return sim::round_ns(std::max(0.0, x));
 }
 
 }  // namespace pvlock::workload::api

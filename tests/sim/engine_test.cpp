@@ -1,6 +1,8 @@
-// The engine's building blocks: event order, the indexed resume heap, generators, fibers.
+// The engine's building blocks: event order, the indexed resume heap, generators, fibers,
+// rounding to whole nanoseconds.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -11,6 +13,7 @@
 #include "sim/engine/fiber.hpp"
 #include "sim/engine/resume_queue.hpp"
 #include "sim/engine/rng.hpp"
+#include "sim/engine/time.hpp"
 
 namespace pvlock::sim {
 namespace {
@@ -111,6 +114,41 @@ TEST(Rng, DerivedStreamsAreReproducibleAndDistinct) {
     EXPECT_GE(x, 0.0);
     EXPECT_LT(x, 1.0);
   }
+}
+
+TEST(RoundNs, AgreesWithLlroundEverywhereInRange) {
+  // Halves, the doubles next to them, the largest double below 0.5, the edges where the
+  // spacing of doubles reaches 0.5 and 1, and both signs.
+  std::vector<double> xs = {0.0,
+                            -0.0,
+                            0.5,
+                            -0.5,
+                            1.5,
+                            -1.5,
+                            2.5,
+                            -2.5,
+                            1e-300,
+                            0.49999999999999994,
+                            -0.49999999999999994,
+                            4503599627370495.5,
+                            -4503599627370495.5,
+                            4503599627370496.0,
+                            9007199254740993.0,
+                            9.2e18,
+                            -9.2e18};
+  for (double h : {0.5, 1.5, 2.5, 1e6 + 0.5, 123456789.5})
+    for (double x : {h, -h}) {
+      xs.push_back(std::nextafter(x, 0.0));
+      xs.push_back(std::nextafter(x, 2 * x));
+    }
+  // Random bit patterns of every magnitude below 2^62, the simulator's costs and times.
+  Rng r(99);
+  for (int i = 0; i < 200000; ++i) {
+    const double x = std::ldexp(r.uniform(), static_cast<int>(r.next() % 63)) *
+                     ((r.next() & 1) != 0 ? -1.0 : 1.0);
+    xs.push_back(x);
+  }
+  for (double x : xs) ASSERT_EQ(round_ns(x), std::llround(x)) << x;
 }
 
 TEST(Fiber, YieldsAndResumes) {

@@ -12,7 +12,6 @@
 namespace pvlock::sim {
 
 namespace {
-Time round_ns(double ns) { return static_cast<Time>(std::llround(ns)); }
 constexpr std::uint64_t kTaskSeedDomain = 0x100;
 }  // namespace
 

@@ -64,7 +64,7 @@ void write(const void* addr, bool rmw) {
   const Time start = std::max(s.now(), l.busy_until);
   const double base = rmw ? coh.atomic_local() : coh.l1_hit();
   const double cost = coh.write(l, t->vcpu->pcpu, rmw);
-  l.busy_until = start + std::max<Time>(1, static_cast<Time>(std::llround(cost)));
+  l.busy_until = start + std::max<Time>(1, round_ns(cost));
   // Writes to one line serialise: wait for the ones ahead of us (a memory stall).
   if (start > s.now()) {
     g.profile().add(t->sym, static_cast<double>(start - s.now()));

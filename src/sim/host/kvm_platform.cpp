@@ -12,7 +12,8 @@
 namespace pvlock::sim {
 
 namespace {
-Time round_ns(double ns) { return static_cast<Time>(std::llround(std::max(0.0, ns))); }
+// A cost or delay in whole nanoseconds, never negative.
+Time nonneg_ns(double ns) { return round_ns(std::max(0.0, ns)); }
 }  // namespace
 
 KvmPlatform::KvmPlatform(const scenario::Scenario& sc) : sc_(sc) {}
@@ -147,7 +148,7 @@ void KvmPlatform::arm_housekeeping_wake(int pcpu) {
   // Poisson arrivals: exponential gaps with the configured mean.
   const double mean = static_cast<double>(sc_.host->housekeeping_interval_ns);
   const double gap = -mean * std::log(1.0 - hk_rng_.uniform());
-  sim_->queue().push(sim_->now() + std::max<Time>(1, round_ns(gap)), EventKind::host,
+  sim_->queue().push(sim_->now() + std::max<Time>(1, nonneg_ns(gap)), EventKind::host,
                      static_cast<std::uint32_t>(pcpu), 0, kHkWake);
 }
 
@@ -266,7 +267,7 @@ void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, 
     if (s.halt == HaltState::checking) sched_->set_nonpreemptible(s.thread, true);
     s.pending_wake = true;
     s.exit_return = false;
-    arm_timer(*v, now + round_ns(latency), kWake);
+    arm_timer(*v, now + nonneg_ns(latency), kWake);
   }
 }
 
@@ -367,7 +368,7 @@ void KvmPlatform::leave_halt_if_woken(Vcpu& to) {
     sim_->vcpu_stop(to);
     t.pending_wake = true;
     t.exit_return = true;  // it never left its pCPU: no schedule-in
-    arm_timer(to, now + round_ns(sc_.costs.host_wake_polling_ns), kWake);
+    arm_timer(to, now + nonneg_ns(sc_.costs.host_wake_polling_ns), kWake);
   } else if (t.halt == HaltState::blocked || t.halt == HaltState::checking) {
     // (checking: the thread is already runnable; wake_vcpu() only accounts the wake-up.)
     end_halt(to, now);
@@ -540,7 +541,7 @@ void KvmPlatform::spin_end(Vcpu& v) {
 void KvmPlatform::schedule_ple(Vcpu& v) {
   const auto& kvm = sc_.host->kvm;
   const double window_ns = static_cast<double>(st(v).ple_window) / kvm.cycles_per_ns;
-  arm_timer(v, sim_->now() + std::max<Time>(1, round_ns(window_ns)), kPle);
+  arm_timer(v, sim_->now() + std::max<Time>(1, nonneg_ns(window_ns)), kPle);
 }
 
 host::YieldResult KvmPlatform::directed_yield(Vcpu& from, Vcpu& to, std::uint64_t& tried,
@@ -692,7 +693,7 @@ void KvmPlatform::on_event(const Event& e) {
           tr->vcpu_off_reason(v, trace::OffReason::ple_exit, now);
         s.pending_wake = true;
         s.exit_return = true;
-        arm_timer(v, now + round_ns(sc_.costs.vmexit_ns), kWake);
+        arm_timer(v, now + nonneg_ns(sc_.costs.vmexit_ns), kWake);
       }
       return;
     }
