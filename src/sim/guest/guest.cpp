@@ -212,9 +212,8 @@ void Guest::sync(Task& t) {
   wait(t, adv, false);
 }
 
-double Guest::take_irqs(Task& t) {
+double Guest::run_irqs(Task& t) {
   Vcpu& v = *t.vcpu;
-  if (t.irqs_off) return 0;
   if (v.tick_pending) {
     // The deferred timer interrupt runs now: scheduler_tick() looks at the slice, and the
     // handler programs the next deadline.
