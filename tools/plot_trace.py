@@ -5,6 +5,14 @@
                                                    vCPUs of one VM within 50 us): the
                                                    seed-000 cascade; each decision with the
                                                    predecessor it looked at and its state
+  plot_trace.py stalls TRACE.json VM [START END] [N]
+                                                   where VM's vCPU time went between START
+                                                   and END (us; default: the whole trace),
+                                                   and the N (default 8) vCPUs preempted
+                                                   longest, each with the directed yields
+                                                   (yield_to) aimed at it: a stalled guest's
+                                                   lock holder is the one preempted for long
+                                                   without spinning (no matplotlib needed)
   plot_trace.py vcpus TRACE.json VM START END OUT.png [N]
                                                    the vCPU tracks of VM between START and
                                                    END (us of simulated time), the N (default
@@ -53,6 +61,68 @@ def cascades(path, vm=None, gap_us=50.0, min_len=3):
                 rows.append((burst[0][0], burst[-1][0], names[pid], cpus, burst))
             burst = [ev]
     return rows
+
+
+# What a vCPU track's span says the vCPU was doing (the first prefix that matches).
+STATES = [
+    ("preempted", "preempted"),
+    ("spin: ", "spinning"),
+    ("halted", "halted"),
+    ("idle (HLT)", "halted"),
+    ("woken, waiting for pCPU", "waking"),
+    ("PLE exit", "host"),
+    ("VM entry", "host"),
+    ("", "task"),
+]
+
+
+def state_of(name):
+    return next(state for prefix, state in STATES if name.startswith(prefix))
+
+
+def stalls(path, vm, start=None, end=None, n=8):
+    """VM's vCPU time by state over [start, end] us, and the n vCPUs preempted longest."""
+    vm_pid, events = load(path)
+    if vm not in vm_pid:
+        raise SystemExit(f"plot_trace.py: no VM '{vm}' in {path} (have {sorted(vm_pid)})")
+    pid = vm_pid[vm]
+    spans = [e for e in events if e["pid"] == pid and e["ph"] == "X"]
+    if not spans:
+        raise SystemExit(f"plot_trace.py: no vCPU spans of {vm} in {path}")
+    if start is None:
+        start = min(e["ts"] for e in spans)
+        end = max(e["ts"] + e["dur"] for e in spans)
+    if not start < end:
+        raise SystemExit(f"plot_trace.py: START ({start}) must be before END ({end})")
+    per = defaultdict(lambda: defaultdict(float))
+    for e in spans:
+        a, b = max(e["ts"], start), min(e["ts"] + e["dur"], end)
+        if b > a:
+            per[e["tid"] - 1][state_of(e["name"])] += b - a
+    aimed = defaultdict(int)
+    prefix = f"{vm}/vcpu"
+    for e in events:
+        if e["ph"] == "i" and e["name"] == "yield_to" and start <= e["ts"] <= end:
+            to = e.get("args", {}).get("to", "")
+            if to.startswith(prefix):
+                aimed[int(to[len(prefix):])] += 1
+    totals = defaultdict(float)
+    for times in per.values():
+        for state, t in times.items():
+            totals[state] += t
+    span = (end - start) * len(per)
+    order = [state for state in dict.fromkeys(s for _, s in STATES)]
+    shares = ", ".join(f"{state} {100 * totals[state] / span:.1f} %" for state in order)
+    lines = [f"{vm}, {start:.1f}-{end:.1f} us, {len(per)} vCPUs: {shares} of their time",
+             f"the {min(n, len(per))} vCPUs preempted longest (a lock holder is preempted long "
+             "without spinning), with the directed yields aimed at each:"]
+    longest = sorted(per, key=lambda c: (-per[c]["preempted"], c))[:n]
+    for c in longest:
+        t = per[c]
+        lines.append(f"  {prefix}{c:<3d} preempted {t['preempted']:8.1f} us  spinning "
+                     f"{t['spinning']:8.1f}  halted {t['halted']:8.1f}  task {t['task']:8.1f}"
+                     f"  yields aimed at it {aimed[c]}")
+    return lines
 
 
 STATE_COLOURS = [
@@ -133,6 +203,15 @@ def main(argv):
             print(f"{a:.3f}-{b:.3f} us  {vm}  {len(cpus)} vCPUs wait early: {cpus}")
             for ts, cpu, prev, state in burst:
                 print(f"    {ts:.3f}  {vm}/vcpu{cpu} <- prev {prev} ({state})")
+        return 0
+    if len(argv) in (4, 5, 6, 7) and argv[1] == "stalls":
+        try:
+            window = (float(argv[4]), float(argv[5])) if len(argv) >= 6 else (None, None)
+            n = int(argv[6]) if len(argv) == 7 else int(argv[4]) if len(argv) == 5 else 8
+        except ValueError as err:
+            raise SystemExit(f"plot_trace.py stalls: {err}") from None
+        for line in stalls(argv[2], argv[3], window[0], window[1], n):
+            print(line)
         return 0
     if len(argv) >= 7 and argv[1] == "vcpus":
         n = int(argv[7]) if len(argv) > 7 else 16
