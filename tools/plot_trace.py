@@ -63,21 +63,22 @@ def cascades(path, vm=None, gap_us=50.0, min_len=3):
     return rows
 
 
-# What a vCPU track's span says the vCPU was doing (the first prefix that matches).
-STATES = [
-    ("preempted", "preempted"),
-    ("spin: ", "spinning"),
-    ("halted", "halted"),
-    ("idle (HLT)", "halted"),
-    ("woken, waiting for pCPU", "waking"),
-    ("PLE exit", "host"),
-    ("VM entry", "host"),
-    ("", "task"),
+# What a vCPU track's span says the vCPU was doing, and its colour in charts (the first
+# prefix that matches; "" is a task running).
+TRACK_STATES = [
+    ("halted (pv_wait)", "halted", "#c44e52"),
+    ("idle (HLT)", "halted", "#dddddd"),
+    ("preempted", "preempted", "#555555"),
+    ("woken, waiting for pCPU", "waking", "#8172b2"),
+    ("PLE exit", "host", "#937860"),
+    ("VM entry", "host", "#937860"),
+    ("spin: ", "spinning", "#dd8452"),
+    ("", "task", "#55a868"),
 ]
 
 
-def state_of(name):
-    return next(state for prefix, state in STATES if name.startswith(prefix))
+def track_state(name):
+    return next((state, c) for prefix, state, c in TRACK_STATES if name.startswith(prefix))
 
 
 def stalls(path, vm, start=None, end=None, n=8):
@@ -98,7 +99,7 @@ def stalls(path, vm, start=None, end=None, n=8):
     for e in spans:
         a, b = max(e["ts"], start), min(e["ts"] + e["dur"], end)
         if b > a:
-            per[e["tid"] - 1][state_of(e["name"])] += b - a
+            per[e["tid"] - 1][track_state(e["name"])[0]] += b - a
     aimed = defaultdict(int)
     prefix = f"{vm}/vcpu"
     for e in events:
@@ -111,7 +112,7 @@ def stalls(path, vm, start=None, end=None, n=8):
         for state, t in times.items():
             totals[state] += t
     span = (end - start) * len(per)
-    order = [state for state in dict.fromkeys(s for _, s in STATES)]
+    order = ["preempted", "spinning", "halted", "waking", "host", "task"]
     shares = ", ".join(f"{state} {100 * totals[state] / span:.1f} %" for state in order)
     lines = [f"{vm}, {start:.1f}-{end:.1f} us, {len(per)} vCPUs: {shares} of their time",
              f"the {min(n, len(per))} vCPUs preempted longest (a lock holder is preempted long "
@@ -125,23 +126,8 @@ def stalls(path, vm, start=None, end=None, n=8):
     return lines
 
 
-STATE_COLOURS = [
-    ("halted (pv_wait)", "#c44e52"),
-    ("idle (HLT)", "#dddddd"),
-    ("preempted", "#555555"),
-    ("woken, waiting for pCPU", "#8172b2"),
-    ("PLE exit", "#937860"),
-    ("VM entry", "#937860"),
-    ("spin: ", "#dd8452"),
-    ("", "#55a868"),  # running a task
-]
-
-
 def colour(name):
-    for prefix, c in STATE_COLOURS:
-        if name.startswith(prefix):
-            return c
-    return "#55a868"
+    return track_state(name)[1]
 
 
 def plot_vcpus(path, vm, start, end, out, n=16):
@@ -184,7 +170,7 @@ def plot_vcpus(path, vm, start, end, out, n=16):
     ax.set_xlim(start, end)
     ax.set_xlabel("simulated time (us)")
     ax.invert_yaxis()
-    legend = [Patch(color=c, label=(p or "running task").strip(": ")) for p, c in STATE_COLOURS
+    legend = [Patch(color=c, label=(p or "running task").strip(": ")) for p, _, c in TRACK_STATES
               if p not in ("VM entry",)]
     legend += [plt.Line2D([], [], marker=m, color=c, linestyle="", label=l) for m, c, l in
                (("v", "black", "pv_wait_early"), ("^", "#1f77b4", "pv_kick (sender)"),
