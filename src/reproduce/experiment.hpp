@@ -10,7 +10,8 @@
 //                                       that the full run can average more seeds
 //   [[cell]]  name, scenario (path relative to the folder), set = [...overrides],
 //             metric ("score_sum" | "score_mean" | "profile:<symbol>" |
-//                     "counter_share:<event>/<event>", see metric.hpp),
+//                     "counter_share:<event>/<event>" | "counter_rate:<event>", see
+//                     metric.hpp),
 //             published (number, or absent for an unpublished cell), unit,
 //             published_low/published_high (a published range; published = its midpoint)
 //   [[effect]] name, numerator, denominator (cell names), low/high (optional explicit

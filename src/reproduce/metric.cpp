@@ -12,6 +12,7 @@ namespace {
 
 constexpr std::string_view kProfile = "profile:";
 constexpr std::string_view kCounterShare = "counter_share:";
+constexpr std::string_view kCounterRate = "counter_rate:";
 
 bool starts_with(const std::string& s, std::string_view prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
@@ -45,7 +46,12 @@ std::string metric_error(const std::string& metric) {
       if (!known_event(e)) return "counter_share: unknown lock event '" + e + "'";
     return {};
   }
-  return "must be score_sum, score_mean, profile:<symbol> or counter_share:<event>/<event>, not '" +
+  if (starts_with(metric, kCounterRate)) {
+    const std::string e = metric.substr(kCounterRate.size());
+    return known_event(e) ? std::string() : "counter_rate: unknown lock event '" + e + "'";
+  }
+  return "must be score_sum, score_mean, profile:<symbol>, counter_share:<event>/<event> or "
+         "counter_rate:<event>, not '" +
          metric + "'";
 }
 
@@ -80,6 +86,14 @@ double extract_metric(const nlohmann::ordered_json& run, const std::string& metr
     const double den = counters.at(b).get<double>();
     // No event of the denominator: the statistic is undefined, not 0 %.
     return den > 0 ? 100.0 * counters.at(a).get<double>() / den : std::nan("");
+  }
+  if (starts_with(metric, kCounterRate)) {
+    // Per VM and second of the measured window, as one guest's lock_event_counts read twice
+    // some seconds apart give it (the counters sum every vCPU of every guest).
+    const double seconds = run.at("measured_ns").get<double>() / 1e9;
+    const auto vms = static_cast<double>(run.at("vms").size());
+    if (seconds <= 0 || vms == 0) throw std::runtime_error("run has no measured window or no VMs");
+    return run.at("counters").at(metric.substr(kCounterRate.size())).get<double>() / seconds / vms;
   }
   throw std::runtime_error("unknown metric '" + metric + "'");
 }

@@ -4,6 +4,9 @@
 //   counter_share:<a>/<b>       lock event a as a percentage of lock event b, for statistics a
 //                               seed quotes (seed 000: "only 6 % of wait_early events are
 //                               caused by vcpu_is_preempted()")
+//   counter_rate:<event>        lock event per VM and second of the measured window, for
+//                               counts a seed's thread quotes (seed 000: one guest's
+//                               lock_event_counts read 5 s apart)
 #pragma once
 
 #include <nlohmann/json.hpp>

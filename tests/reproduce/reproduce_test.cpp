@@ -457,6 +457,22 @@ TEST(Metric, CounterShareIsPercentOfTheDenominatorEvent) {
   EXPECT_NE(metric_error("records"), "");
 }
 
+TEST(Metric, CounterRateIsPerVmAndSecondOfTheMeasuredWindow) {
+  nlohmann::ordered_json run;
+  run["measured_ns"] = 250'000'000;
+  run["vms"] = nlohmann::ordered_json::array({{{"score", 1}}, {{"score", 2}}});
+  run["counters"] = {{"pv_wait_node", 1000}, {"pv_wait_head", 0}};
+  // 1000 events over 2 VMs and 0.25 s
+  EXPECT_DOUBLE_EQ(extract_metric(run, "counter_rate:pv_wait_node"), 2000.0);
+  EXPECT_DOUBLE_EQ(extract_metric(run, "counter_rate:pv_wait_head"), 0.0);
+  EXPECT_EQ(metric_error("counter_rate:pv_wait_node"), "");
+  EXPECT_NE(metric_error("counter_rate:bogus").find("unknown lock event 'bogus'"),
+            std::string::npos);
+  EXPECT_NE(metric_error("counter_rate:").find("unknown lock event ''"), std::string::npos);
+  run["measured_ns"] = 0;
+  EXPECT_THROW(extract_metric(run, "counter_rate:pv_wait_node"), std::runtime_error);
+}
+
 TEST(Experiment, BadMetricNamesTheCellAndKey) {
   std::string text = kGood;
   text.replace(text.find("published = 100"), 0, "metric = \"counter_share:nope/pv_wait_early\"\n");
