@@ -143,7 +143,7 @@ class Ebizzy final : public Workload {
     api::call_function_ipis_sent(csd.targets);
     SpinBudget forever{std::numeric_limits<std::uint64_t>::max()};
     Env::spin_until(
-        SpinSite::other, [&] { return csd.remaining.load(std::memory_order_acquire) == 0; },
+        SpinSite::call_function, [&] { return csd.remaining.load(std::memory_order_acquire) == 0; },
         forever, 0, [] { return false; });
     if (census) {
       ++census_.done;

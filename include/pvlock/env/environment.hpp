@@ -69,6 +69,7 @@ enum class SpinSite : std::uint8_t {
   osq_lock,
   mutex_spin_on_owner,
   rwsem_spin_on_owner,
+  call_function,  // smp_call_function_many(): waiting for the targets of a synchronous IPI
   other,
 };
 
@@ -98,6 +99,8 @@ inline constexpr const char* spin_site_symbol(SpinSite s) {
       return "mutex_spin_on_owner";
     case SpinSite::rwsem_spin_on_owner:
       return "rwsem_spin_on_owner";
+    case SpinSite::call_function:
+      return "smp_call_function_many";
     case SpinSite::other:
       return "spin";
   }
