@@ -131,12 +131,15 @@ class Ebizzy final : public Workload {
         ++skipped_;
         continue;
       }
-      csd.targets[static_cast<std::size_t>(c)] = 1;
       if (census) ++census_.targets[static_cast<int>(api::ipi_target(c))];
       // Count the target in before the IPI, so an early handler cannot take us below zero.
       csd.remaining.hw_store(csd.remaining.raw() + 1);
-      api::send_ipi(c, static_cast<double>(api::sample(p_.flush_handler)), &csd.remaining);
-      ++ipis_;
+      // Only targets that needed a fresh IPI are in cpumask_ipi, the mask the PV sched
+      // yield hook looks at.
+      const bool sent =
+          api::send_ipi(c, static_cast<double>(api::sample(p_.flush_handler)), &csd.remaining);
+      csd.targets[static_cast<std::size_t>(c)] = sent ? 1 : 0;
+      if (sent) ++ipis_;
     }
     // kvm_smp_send_call_func_ipi(): a PV sched yield guest hands its pCPU to a preempted
     // target rather than spin until the host runs it.

@@ -31,9 +31,10 @@ inline void kernel_exit() { guest().kernel_exit(self()); }
 inline bool measuring() { return guest().sim().measuring(); }
 inline std::int64_t now() { return guest().sim().now(); }
 // An IPI to vCPU `cpu` of this guest (a handler of handler_ns runs there when it can take
-// interrupts); `ack` is decremented once the handler has run.
-inline void send_ipi(int cpu, double handler_ns, sim::SimAtomic<std::uint32_t>* ack) {
-  guest().send_ipi(self(), cpu, handler_ns, ack);
+// interrupts); `ack` is decremented once the handler has run. False: the call was queued
+// behind earlier ones the target has not run yet, and no IPI was needed.
+inline bool send_ipi(int cpu, double handler_ns, sim::SimAtomic<std::uint32_t>* ack) {
+  return guest().send_ipi(self(), cpu, handler_ns, ack);
 }
 // The call-function IPIs to the vCPUs flagged in `targets` are sent (smp_ops hook).
 inline void call_function_ipis_sent(const std::vector<std::uint8_t>& targets) {

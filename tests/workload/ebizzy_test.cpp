@@ -110,6 +110,24 @@ TEST(Ebizzy, ShootdownCensusCountsEveryTargetOfEveryShootdownOnce) {
   EXPECT_EQ(at(sd.at("targets"), "halted_in_pv_wait"), 0u);
 }
 
+TEST(Ebizzy, AFunctionCallQueuedBehindAnUnrunOneSendsNoIpi) {
+  // smp_call_function_many() sends an IPI only to targets whose call_single_queue was
+  // empty: a preempted target collects the calls of several shootdowns behind one IPI.
+  // The window is the whole run, so the census counts every target of every shootdown.
+  const auto j =
+      sim::run_to_json(scenario::parse_scenario(kOvercommitted, "o.toml", {"run.warmup_ms=0"}));
+  std::uint64_t ipis = 0, targets = 0;
+  for (const auto& vm : j.at("vms")) {
+    ipis += at(vm, "shootdown_ipis");
+    for (const auto& [state, n] : vm.at("shootdowns").at("targets").items())
+      targets += n.get<std::uint64_t>();
+  }
+  EXPECT_GT(ipis, 0u);
+  EXPECT_LT(ipis, targets);
+  // Every IPI was an exit on the sender (no PV send-IPI here).
+  EXPECT_EQ(j.at("host").at("exits").at("ipi").get<std::uint64_t>(), ipis);
+}
+
 TEST(Ebizzy, ShootdownWaitIsProfiledAsSmpCallFunctionMany) {
   // Every IPI 200 us late against ~12 us of work per record: the run is nearly all
   // shootdown wait, which perf in a guest shows under smp_call_function_many()

@@ -234,8 +234,18 @@ void Guest::run_irq_acks(Vcpu& v) {
   v.irq_acks.clear();
 }
 
-void Guest::send_ipi(Task& t, int cpu, double handler_ns, SimAtomic<std::uint32_t>* ack) {
-  charge(t, ipi(*t.vcpu, vcpu(cpu), handler_ns, ack), t.sym);
+bool Guest::send_ipi(Task& t, int cpu, double handler_ns, SimAtomic<std::uint32_t>* ack) {
+  Vcpu& to = vcpu(cpu);
+  if (ack != nullptr && !to.irq_acks.empty()) {
+    // smp_call_function_many(): llist_add() onto a call_single_queue that is not empty
+    // leaves the target out of cpumask_ipi. The IPI already pending there runs every queued
+    // function, this one included, so no IPI is sent (no ICR write, no kick).
+    to.irq_acks.push_back(ack);
+    to.irq_pending_ns += handler_ns;
+    return false;
+  }
+  charge(t, ipi(*t.vcpu, to, handler_ns, ack), t.sym);
+  return true;
 }
 
 void Guest::call_function_ipis_sent(Task& t, const std::vector<std::uint8_t>& targets) {

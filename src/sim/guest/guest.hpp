@@ -111,8 +111,11 @@ class Guest {
   // detection for fault injection and the watchdog's diagnostic.
   void enter_spin_site(Task& t, SpinSite site);
   // An IPI to vCPU `cpu` whose handler costs handler_ns there; `ack`, if given, is
-  // decremented when the handler has run (smp_call_function_many's wait).
-  void send_ipi(Task& t, int cpu, double handler_ns, SimAtomic<std::uint32_t>* ack);
+  // decremented when the handler has run (smp_call_function_many's wait). A function call
+  // (with `ack`) to a vCPU that has not yet run the ones queued before is queued behind
+  // them without a new IPI, as the kernel's call_single_queue does: returns whether an IPI
+  // was sent (the target is in cpumask_ipi).
+  bool send_ipi(Task& t, int cpu, double handler_ns, SimAtomic<std::uint32_t>* ack);
   // smp_ops.send_call_func_ipi has sent IPIs to the vCPUs flagged in `targets`; a PV sched
   // yield guest (kvm_smp_send_call_func_ipi) then yields to the first one it sees preempted.
   void call_function_ipis_sent(Task& t, const std::vector<std::uint8_t>& targets);
