@@ -477,6 +477,9 @@ TEST(Experiment, BadMetricNamesTheCellAndKey) {
   std::string text = kGood;
   text.replace(text.find("published = 100"), 0, "metric = \"counter_share:nope/pv_wait_early\"\n");
   expect_load_error(text, "cell[0].metric: counter_share: unknown lock event 'nope'");
+  text = kGood;
+  text.replace(text.find("published = 100"), 0, "metric = \"counter_rate:pv_wait_nodes\"\n");
+  expect_load_error(text, "cell[0].metric: counter_rate: unknown lock event 'pv_wait_nodes'");
 }
 
 TEST(Reproduce, CellsOfTheSameConfigurationShareOneRun) {
