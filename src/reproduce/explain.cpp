@@ -200,7 +200,7 @@ std::string shootdowns_line(const nlohmann::ordered_json& run) {
       {"irqs_off", "IRQs off"},
       {"halted_idle", "halted idle"},
       {"can_take", "able to take it"}};
-  double sent = 0, done = 0, wait_ns = 0, targets = 0, vms = 0;
+  double sent = 0, done = 0, wait_ns = 0, targets = 0, vms = 0, queued = 0;
   double by[std::size(kTargets)] = {};
   for (const auto& vm : run.at("vms")) {
     if (!vm.contains("shootdowns")) continue;
@@ -209,6 +209,7 @@ std::string shootdowns_line(const nlohmann::ordered_json& run) {
     sent += num(sd, "sent");
     done += num(sd, "done");
     wait_ns += num(sd, "wait_ns");
+    queued += num(sd, "queued_without_ipi");
     for (std::size_t k = 0; k < std::size(kTargets); ++k) {
       const double n = num(sd.at("targets"), kTargets[k].first);
       by[k] += n;
@@ -227,6 +228,10 @@ std::string shootdowns_line(const nlohmann::ordered_json& run) {
   for (std::size_t k = 0; k < std::size(kTargets); ++k)
     out +=
         fmt::format("{} {} {:.0f}%", k > 0 ? "," : "", kTargets[k].second, 100 * by[k] / targets);
+  // smp_call_function_many()'s cpumask_ipi: a call queued behind one the target has not run
+  // yet needs no IPI of its own.
+  if (queued > 0)
+    out += fmt::format("; {:.0f}% queued behind a pending IPI", 100 * queued / targets);
   return out;
 }
 

@@ -68,14 +68,16 @@ class Ebizzy final : public Workload {
     vm["shootdown_ipis"] = ipis_;
     vm["shootdown_skipped_preempted"] = skipped_;
     // Measured window only: shootdowns sent, those that completed and their summed wait
-    // (IPIs out to the last handler), and their targets by state when the IPI was sent.
+    // (IPIs out to the last handler), their targets by state when the IPI was sent, and how
+    // many of those targets got no IPI because one was already pending there.
     nlohmann::ordered_json targets;
     for (int k = 0; k < api::kIpiTargets; ++k)
       targets[api::kIpiTargetNames[k]] = census_.targets[k];
     vm["shootdowns"] = {{"sent", census_.sent},
                         {"done", census_.done},
                         {"wait_ns", census_.wait_ns},
-                        {"targets", targets}};
+                        {"targets", targets},
+                        {"queued_without_ipi", census_.queued}};
   }
 
  private:
@@ -140,6 +142,7 @@ class Ebizzy final : public Workload {
           api::send_ipi(c, static_cast<double>(api::sample(p_.flush_handler)), &csd.remaining);
       csd.targets[static_cast<std::size_t>(c)] = sent ? 1 : 0;
       if (sent) ++ipis_;
+      if (census && !sent) ++census_.queued;
     }
     // kvm_smp_send_call_func_ipi(): a PV sched yield guest hands its pCPU to a preempted
     // target rather than spin until the host runs it.
@@ -217,6 +220,7 @@ class Ebizzy final : public Workload {
     std::uint64_t sent = 0, done = 0;
     std::int64_t wait_ns = 0;
     std::uint64_t targets[api::kIpiTargets] = {};
+    std::uint64_t queued = 0;  // targets whose call waited behind an IPI already pending
   } census_;
 };
 

@@ -623,6 +623,13 @@ TEST(Explain, SaysWhatTheShootdownsWaitedFor) {
   EXPECT_EQ(explain_run(run),
             "shootdowns 1.5k/s per VM (wait 2.0 ms); targets when sent: halted in pv_wait 50%, "
             "preempted 30%, IRQs off 2%, halted idle 0%, able to take it 18%");
+  // Targets whose call waited behind an IPI already pending there (cpumask_ipi): 250 of 1000.
+  run["vms"][0]["shootdowns"]["queued_without_ipi"] = 100;
+  run["vms"][1]["shootdowns"]["queued_without_ipi"] = 150;
+  EXPECT_EQ(explain_run(run),
+            "shootdowns 1.5k/s per VM (wait 2.0 ms); targets when sent: halted in pv_wait 50%, "
+            "preempted 30%, IRQs off 2%, halted idle 0%, able to take it 18%; 25% queued "
+            "behind a pending IPI");
   // A VM without shootdowns (another workload) shows nothing.
   run["vms"] = {nlohmann::ordered_json{{"score", 1.0}}};
   EXPECT_EQ(explain_run(run), "");

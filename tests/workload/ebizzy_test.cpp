@@ -116,14 +116,17 @@ TEST(Ebizzy, AFunctionCallQueuedBehindAnUnrunOneSendsNoIpi) {
   // The window is the whole run, so the census counts every target of every shootdown.
   const auto j =
       sim::run_to_json(scenario::parse_scenario(kOvercommitted, "o.toml", {"run.warmup_ms=0"}));
-  std::uint64_t ipis = 0, targets = 0;
+  std::uint64_t ipis = 0, targets = 0, queued = 0;
   for (const auto& vm : j.at("vms")) {
     ipis += at(vm, "shootdown_ipis");
+    queued += at(vm.at("shootdowns"), "queued_without_ipi");
     for (const auto& [state, n] : vm.at("shootdowns").at("targets").items())
       targets += n.get<std::uint64_t>();
   }
   EXPECT_GT(ipis, 0u);
   EXPECT_LT(ipis, targets);
+  // The census says which: every target either got an IPI or was queued behind one.
+  EXPECT_EQ(ipis + queued, targets);
   // Every IPI was an exit on the sender (no PV send-IPI here).
   EXPECT_EQ(j.at("host").at("exits").at("ipi").get<std::uint64_t>(), ipis);
 }
