@@ -32,6 +32,12 @@ struct MessagingParams {
   scenario::Dist fork_work{}, fork_anon_vma_hold{}, exit_work{}, exit_anon_vma_hold{},
       tasklist_hold{};
   double reap_scan_ns = 20;
+  // File-backed VMAs of every process (the binary's and its shared libraries' mappings), in
+  // address order, mapping `mapped_files` files in consecutive runs; fork and exit take the
+  // file's i_mmap_rwsem for write once per VMA. 0: not modelled.
+  int file_vmas = 0;
+  int mapped_files = 1;
+  scenario::Dist i_mmap_hold{};
 };
 
 using Env = sim::SimEnv;
@@ -74,6 +80,15 @@ class alignas(64) TasklistLockOf final : public TasklistLock {
 
  private:
   alignas(64) Spinlock lock_;
+};
+
+// One address_space per mapped file: its i_mmap_rwsem, shared by every process that maps
+// the file (it guards the interval tree of all their VMAs of the file).
+struct alignas(64) FileMapping {
+  RwSem<Env> i_mmap;
+  LockStat stat;
+  sim::LockWatch watch;
+  int holders = 0;  // self-check: two writers at once
 };
 
 template <class Mutex>
@@ -174,6 +189,7 @@ class Messaging final : public Workload {
     RwSem<Env> anon_vma;
     LockStat anon_stat;
     sim::LockWatch anon_watch;
+    std::vector<std::unique_ptr<FileMapping>> mappings;
     std::unique_ptr<TasklistLock> tasklist;
     sim::Task* parent = nullptr;
     bool parent_waiting = false;  // in wait(), asleep (tasklist_lock)
@@ -195,6 +211,14 @@ class Messaging final : public Workload {
     g.register_lock_stat(l.anon_stat);
     l.anon_watch = make_lock_watch(
         l.anon_vma, std::string(RwSem<Env>::kName) + " messaging.anon_vma_root (" + g.name() + ")");
+    for (int f = 0; f < (p_.file_vmas > 0 ? p_.mapped_files : 0); ++f) {
+      l.mappings.push_back(std::make_unique<FileMapping>());
+      FileMapping& m = *l.mappings.back();
+      m.stat.name = "messaging.i_mmap_rwsem[" + std::to_string(f) + "]";
+      g.register_lock_stat(m.stat);
+      m.watch = make_lock_watch(m.i_mmap, std::string(RwSem<Env>::kName) + " " + m.stat.name +
+                                              " (" + g.name() + ")");
+    }
     l.tasklist = std::move(tasklist);
     g.register_lock_stat(l.tasklist->stat);
     l.live.assign(static_cast<std::size_t>(p_.groups), 0);
@@ -311,6 +335,27 @@ class Messaging final : public Workload {
     stat_unlock<Env>(l.anon_vma, l.anon_stat, stamp);
   }
 
+  // dup_mmap() at fork (vma_interval_tree_insert_after) and free_pgtables() ->
+  // unlink_file_vma() at exit (vma_interval_tree_remove) take each file-backed VMA's
+  // mapping->i_mmap_rwsem for write (i_mmap_lock_write), one VMA at a time in address order.
+  // Every process of the benchmark maps the same files, so all forks and exits meet there.
+  void file_vmas_write() {
+    Lifecycle& l = *life_;
+    for (int v = 0; v < p_.file_vmas; ++v) {
+      FileMapping& m =
+          *l.mappings[static_cast<std::size_t>(static_cast<long long>(v) * p_.mapped_files /
+                                               p_.file_vmas)];
+      api::lock_waiting(m.watch);
+      const std::int64_t stamp = stat_lock<Env>(m.i_mmap, m.stat);
+      api::lock_acquired(m.watch);
+      if (++m.holders > 1) ++l.violations;
+      api::compute(api::sample(p_.i_mmap_hold));
+      --m.holders;
+      api::lock_releasing(m.watch);
+      stat_unlock<Env>(m.i_mmap, m.stat, stamp);
+    }
+  }
+
   void tasklist_lock() {
     Lifecycle& l = *life_;
     l.tasklist->lock();
@@ -351,6 +396,7 @@ class Messaging final : public Workload {
   void work_anon_vma_then_tasklist(const scenario::Dist& work, const scenario::Dist& anon_hold) {
     api::compute(api::sample(work));
     anon_vma_write(anon_hold);
+    file_vmas_write();
     api::irq_disable();
     tasklist_lock();
     api::compute(api::sample(p_.tasklist_hold));
@@ -536,7 +582,7 @@ scenario::Dist constant(double ns) {
 }  // namespace
 
 std::unique_ptr<Workload> make_messaging(const scenario::WorkloadSpec& spec, sim::Guest& guest) {
-  static constexpr std::array<std::string_view, 18> kKnown = {
+  static constexpr std::array<std::string_view, 21> kKnown = {
       "groups",           "senders",
       "receivers",        "loops",
       "send_compute_ns",  "send_hold_ns",
@@ -545,7 +591,9 @@ std::unique_ptr<Workload> make_messaging(const scenario::WorkloadSpec& spec, sim
       "lifecycle",        "lifecycle_runs",
       "fork_ns",          "fork_anon_vma_hold_ns",
       "exit_ns",          "exit_anon_vma_hold_ns",
-      "tasklist_hold_ns", "reap_scan_ns"};
+      "tasklist_hold_ns", "reap_scan_ns",
+      "file_vmas",        "mapped_files",
+      "i_mmap_hold_ns"};
   MessagingParams p;
   p.groups = static_cast<int>(scenario::param_int(spec, "groups", 10, 1, 4000));
   p.senders = static_cast<int>(scenario::param_int(spec, "senders", 20, 1, 1000));
@@ -569,8 +617,18 @@ std::unique_ptr<Workload> make_messaging(const scenario::WorkloadSpec& spec, sim
   p.exit_anon_vma_hold = scenario::param_dist(spec, "exit_anon_vma_hold_ns", constant(2'000));
   p.tasklist_hold = scenario::param_dist(spec, "tasklist_hold_ns", constant(1'000));
   p.reap_scan_ns = scenario::param_double(spec, "reap_scan_ns", 20, 0, 1e6);
+  p.file_vmas = static_cast<int>(scenario::param_int(spec, "file_vmas", 0, 0, 4096));
+  p.mapped_files = static_cast<int>(scenario::param_int(spec, "mapped_files", 1, 1, 4096));
+  p.i_mmap_hold = scenario::param_dist(spec, "i_mmap_hold_ns", constant(1'000));
   const std::string lock = scenario::param_string(spec, "lock", "mutex", {});
   scenario::reject_unknown_params(spec, kKnown);
+  if (p.file_vmas > 0 && !p.lifecycle)
+    scenario::fail_at(spec.params.at("file_vmas").where,
+                      "file_vmas needs lifecycle = true (fork and exit take the i_mmap_rwsem)");
+  if (p.file_vmas > 0 && p.mapped_files > p.file_vmas)
+    scenario::fail_at(spec.params.at("mapped_files").where,
+                      "mapped_files (" + std::to_string(p.mapped_files) +
+                          ") cannot exceed file_vmas (" + std::to_string(p.file_vmas) + ")");
   std::unique_ptr<TasklistLock> tasklist;
   if (p.lifecycle) {
     with_lock<sim::SimEnv>(guest.lock_name, [&]<class L>(const LockInfo& info) {

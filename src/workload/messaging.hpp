@@ -32,7 +32,12 @@
 //   pipe_capacity = 10000 (messages; ~640 with 4 KiB pages, ~10000 with 64 KiB: workloads.md §3),
 //   lifecycle = false, lifecycle_runs = false, fork_ns = 50000, exit_ns = 25000 (work outside the
 //   locks; estimates of this model), fork_anon_vma_hold_ns = 2000, exit_anon_vma_hold_ns = 2000,
-//   tasklist_hold_ns = 1000, reap_scan_ns = 20 (per child scanned) (workloads.md §3 estimates)
+//   tasklist_hold_ns = 1000, reap_scan_ns = 20 (per child scanned) (workloads.md §3 estimates),
+//   file_vmas = 0, mapped_files = 1, i_mmap_hold_ns = 1000: each process's file-backed VMAs
+//   (the binary's and its libraries' mappings, consecutive runs per file); fork (dup_mmap)
+//   and exit (unlink_file_vma) take each one's mapping->i_mmap_rwsem for write, the
+//   benchmark's processes all mapping the same files. Off (0) unless set; no experiment sets
+//   it (experiments/README.md, session 19).
 #pragma once
 
 #include <memory>
