@@ -216,8 +216,8 @@ class Messaging final : public Workload {
       FileMapping& m = *l.mappings.back();
       m.stat.name = "messaging.i_mmap_rwsem[" + std::to_string(f) + "]";
       g.register_lock_stat(m.stat);
-      m.watch = make_lock_watch(m.i_mmap, std::string(RwSem<Env>::kName) + " " + m.stat.name +
-                                              " (" + g.name() + ")");
+      m.watch = make_lock_watch(
+          m.i_mmap, std::string(RwSem<Env>::kName) + " " + m.stat.name + " (" + g.name() + ")");
     }
     l.tasklist = std::move(tasklist);
     g.register_lock_stat(l.tasklist->stat);
@@ -342,9 +342,8 @@ class Messaging final : public Workload {
   void file_vmas_write() {
     Lifecycle& l = *life_;
     for (int v = 0; v < p_.file_vmas; ++v) {
-      FileMapping& m =
-          *l.mappings[static_cast<std::size_t>(static_cast<long long>(v) * p_.mapped_files /
-                                               p_.file_vmas)];
+      FileMapping& m = *l.mappings[static_cast<std::size_t>(static_cast<long long>(v) *
+                                                            p_.mapped_files / p_.file_vmas)];
       api::lock_waiting(m.watch);
       const std::int64_t stamp = stat_lock<Env>(m.i_mmap, m.stat);
       api::lock_acquired(m.watch);
