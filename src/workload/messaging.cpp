@@ -82,13 +82,20 @@ class alignas(64) TasklistLockOf final : public TasklistLock {
   alignas(64) Spinlock lock_;
 };
 
-// One address_space per mapped file: its i_mmap_rwsem, shared by every process that maps
-// the file (it guards the interval tree of all their VMAs of the file).
-struct alignas(64) FileMapping {
-  RwSem<Env> i_mmap;
+// An rwsem that every process of the benchmark takes for write at fork and exit, with its
+// lock_stat row, its watchdog view and a self-check count of its writers.
+struct alignas(64) SharedRwsem {
+  RwSem<Env> sem;
   LockStat stat;
   sim::LockWatch watch;
-  int holders = 0;  // self-check: two writers at once
+  int holders = 0;  // more than one: the lock did not exclude
+
+  void set_up(std::string name, sim::Guest& g) {
+    stat.name = std::move(name);
+    g.register_lock_stat(stat);
+    watch = make_lock_watch(
+        sem, std::string(RwSem<Env>::kName) + " " + stat.name + " (" + g.name() + ")");
+  }
 };
 
 template <class Mutex>
@@ -186,10 +193,10 @@ class Messaging final : public Workload {
   struct alignas(64) Lifecycle {
     // The root anon_vma of the parent's (hence every child's) anonymous memory: taken for
     // write by anon_vma_fork() at fork and by unlink_anon_vmas() at exit.
-    RwSem<Env> anon_vma;
-    LockStat anon_stat;
-    sim::LockWatch anon_watch;
-    std::vector<std::unique_ptr<FileMapping>> mappings;
+    SharedRwsem anon_vma;
+    // One address_space per mapped file: its i_mmap_rwsem, shared by every process that
+    // maps the file (it guards the interval tree of all their VMAs of the file).
+    std::vector<std::unique_ptr<SharedRwsem>> i_mmap;
     std::unique_ptr<TasklistLock> tasklist;
     sim::Task* parent = nullptr;
     bool parent_waiting = false;  // in wait(), asleep (tasklist_lock)
@@ -198,7 +205,7 @@ class Messaging final : public Workload {
     std::uint64_t forks = 0, exits = 0, reaps = 0;
     // Self-checks (whole run): two holders of a lock at once, or a group slot forked again
     // while one of its pipes still held messages or a sleeping reader.
-    int anon_holders = 0, tasklist_holders = 0;
+    int tasklist_holders = 0;
     std::uint64_t violations = 0;
   };
 
@@ -207,17 +214,10 @@ class Messaging final : public Workload {
   void set_up_lifecycle(sim::Guest& g, std::unique_ptr<TasklistLock> tasklist) {
     life_ = std::make_unique<Lifecycle>();
     Lifecycle& l = *life_;
-    l.anon_stat.name = "messaging.anon_vma_root";
-    g.register_lock_stat(l.anon_stat);
-    l.anon_watch = make_lock_watch(
-        l.anon_vma, std::string(RwSem<Env>::kName) + " messaging.anon_vma_root (" + g.name() + ")");
+    l.anon_vma.set_up("messaging.anon_vma_root", g);
     for (int f = 0; f < (p_.file_vmas > 0 ? p_.mapped_files : 0); ++f) {
-      l.mappings.push_back(std::make_unique<FileMapping>());
-      FileMapping& m = *l.mappings.back();
-      m.stat.name = "messaging.i_mmap_rwsem[" + std::to_string(f) + "]";
-      g.register_lock_stat(m.stat);
-      m.watch = make_lock_watch(
-          m.i_mmap, std::string(RwSem<Env>::kName) + " " + m.stat.name + " (" + g.name() + ")");
+      l.i_mmap.push_back(std::make_unique<SharedRwsem>());
+      l.i_mmap.back()->set_up("messaging.i_mmap_rwsem[" + std::to_string(f) + "]", g);
     }
     l.tasklist = std::move(tasklist);
     g.register_lock_stat(l.tasklist->stat);
@@ -322,17 +322,17 @@ class Messaging final : public Workload {
 
   // ---- Process lifecycle ------------------------------------------------------------------
 
-  // anon_vma_lock_write(root) ... anon_vma_unlock_write(root): down_write/up_write.
-  void anon_vma_write(const scenario::Dist& hold) {
-    Lifecycle& l = *life_;
-    api::lock_waiting(l.anon_watch);
-    const std::int64_t stamp = stat_lock<Env>(l.anon_vma, l.anon_stat);
-    api::lock_acquired(l.anon_watch);
-    if (++l.anon_holders > 1) ++l.violations;
+  // down_write() ... up_write() of a shared rwsem, held for `hold` (anon_vma_lock_write()
+  // of the root anon_vma, i_mmap_lock_write() of a file's mapping).
+  void write_hold(SharedRwsem& r, const scenario::Dist& hold) {
+    api::lock_waiting(r.watch);
+    const std::int64_t stamp = stat_lock<Env>(r.sem, r.stat);
+    api::lock_acquired(r.watch);
+    if (++r.holders > 1) ++life_->violations;
     api::compute(api::sample(hold));
-    --l.anon_holders;
-    api::lock_releasing(l.anon_watch);
-    stat_unlock<Env>(l.anon_vma, l.anon_stat, stamp);
+    --r.holders;
+    api::lock_releasing(r.watch);
+    stat_unlock<Env>(r.sem, r.stat, stamp);
   }
 
   // dup_mmap() at fork (vma_interval_tree_insert_after) and free_pgtables() ->
@@ -341,18 +341,10 @@ class Messaging final : public Workload {
   // Every process of the benchmark maps the same files, so all forks and exits meet there.
   void file_vmas_write() {
     Lifecycle& l = *life_;
-    for (int v = 0; v < p_.file_vmas; ++v) {
-      FileMapping& m = *l.mappings[static_cast<std::size_t>(static_cast<long long>(v) *
-                                                            p_.mapped_files / p_.file_vmas)];
-      api::lock_waiting(m.watch);
-      const std::int64_t stamp = stat_lock<Env>(m.i_mmap, m.stat);
-      api::lock_acquired(m.watch);
-      if (++m.holders > 1) ++l.violations;
-      api::compute(api::sample(p_.i_mmap_hold));
-      --m.holders;
-      api::lock_releasing(m.watch);
-      stat_unlock<Env>(m.i_mmap, m.stat, stamp);
-    }
+    for (int v = 0; v < p_.file_vmas; ++v)
+      write_hold(*l.i_mmap[static_cast<std::size_t>(static_cast<long long>(v) * p_.mapped_files /
+                                                    p_.file_vmas)],
+                 p_.i_mmap_hold);
   }
 
   void tasklist_lock() {
@@ -394,7 +386,7 @@ class Messaging final : public Workload {
   // time and left held for the caller's list update (it unlocks and enables IRQs).
   void work_anon_vma_then_tasklist(const scenario::Dist& work, const scenario::Dist& anon_hold) {
     api::compute(api::sample(work));
-    anon_vma_write(anon_hold);
+    write_hold(life_->anon_vma, anon_hold);
     file_vmas_write();
     api::irq_disable();
     tasklist_lock();
