@@ -85,6 +85,12 @@ struct GuestSpec {
   // holding a mutex or rwsem included. none (CONFIG_PREEMPT_NONE, the server default): a
   // task inside a system call is switched only when it sleeps or returns to user mode.
   enum class Preempt { full, none } preempt = Preempt::full;
+  // How a vCPU picks among its runnable tasks. rr: in the order they became runnable, a woken
+  // task at the back (and every wake-up on a busy vCPU asks it to reschedule). cfs: the
+  // least vruntime first, as CFS (v4.8-v5.4, >= 8 CPUs): a woken task placed at the vCPU's
+  // min_vruntime less half the 24 ms latency (GENTLE_FAIR_SLEEPERS), and a wake-up
+  // preempting only a task more than the 4 ms wakeup granularity ahead of it.
+  enum class Scheduler { rr, cfs } scheduler = Scheduler::rr;
 };
 
 struct VmSpec {

@@ -175,6 +175,8 @@ void read_guest(Section& s, GuestSpec& g) {
   s.read("sched_slice_ns", g.sched_slice_ns, kMinTickNs, kMaxIntervalNs);
   s.read_enum("preempt", g.preempt,
               {{"full", GuestSpec::Preempt::full}, {"none", GuestSpec::Preempt::none}});
+  s.read_enum("scheduler", g.scheduler,
+              {{"rr", GuestSpec::Scheduler::rr}, {"cfs", GuestSpec::Scheduler::cfs}});
   s.finish();
 }
 

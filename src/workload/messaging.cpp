@@ -124,8 +124,8 @@ class Messaging final : public Workload {
         const std::string name = "receiver/" + std::to_string(pipe);
         if (p.lifecycle) {
           const int c = grp * per_group() + r;
-          children_[static_cast<std::size_t>(c)].task =
-              &g.create_task(name, cpu, [this, c] { child(c); });
+          children_[static_cast<std::size_t>(c)].task = &g.create_task(
+              name, cpu, [this, c] { child(c); }, true);
         } else {
           g.create_task(name, cpu, [this, pipe] { receiver(pipe); });
         }
@@ -135,13 +135,15 @@ class Messaging final : public Workload {
         const std::string name = "sender/" + std::to_string(grp) + "." + std::to_string(s);
         if (p.lifecycle) {
           const int c = grp * per_group() + p.receivers + s;
-          children_[static_cast<std::size_t>(c)].task =
-              &g.create_task(name, cpu, [this, c] { child(c); });
+          children_[static_cast<std::size_t>(c)].task = &g.create_task(
+              name, cpu, [this, c] { child(c); }, true);
         } else {
           g.create_task(name, cpu, [this, grp] { sender(grp); });
         }
       }
     }
+    // The children are forked (`true`: under a CFS guest they start behind the parent,
+    // START_DEBIT); the parent is not.
     if (p.lifecycle)
       life_->parent = &g.create_task("parent", next_cpu % g.vcpu_count(), [this] { parent(); });
   }

@@ -42,12 +42,13 @@ Guest::~Guest() {
     if (s.ptr != nullptr) s.del(s.ptr);
 }
 
-Task& Guest::create_task(std::string name, int vcpu, std::function<void()> program) {
+Task& Guest::create_task(std::string name, int vcpu, std::function<void()> program, bool forked) {
   auto t = std::make_unique<Task>();
   Task* raw = t.get();
   raw->id = static_cast<int>(tasks_.size());
   raw->guest = this;
   raw->vcpu = vcpus_[static_cast<std::size_t>(vcpu)].get();
+  if (forked && cfs()) raw->vruntime = raw->vcpu->min_vruntime + spec_.sched_slice_ns;
   raw->name = std::move(name);
   raw->rng.reseed(derive_seed(sim_.seed(), kTaskSeedDomain + static_cast<std::uint64_t>(index_),
                               static_cast<std::uint64_t>(raw->id)));
@@ -118,14 +119,67 @@ void Guest::enqueue(Vcpu& v, Task& t) {
 }
 
 Task* Guest::dequeue(Vcpu& v) {
+  v.exec_start = sim_.now();
   Task* t = v.rq_head;
   if (t == nullptr) return nullptr;
-  v.rq_head = t->rq_next;
-  if (v.rq_head == nullptr) v.rq_tail = nullptr;
+  Task* before = nullptr;  // the task queued ahead of t
+  if (cfs()) {
+    // pick_next_entity(): the leftmost, i.e. least vruntime (the earliest queued on ties).
+    for (Task *p = v.rq_head, *c = p->rq_next; c != nullptr; p = c, c = c->rq_next)
+      if (c->vruntime < t->vruntime) {
+        t = c;
+        before = p;
+      }
+    // update_min_vruntime(): it only moves forward, here to the picked task's vruntime.
+    v.min_vruntime = std::max(v.min_vruntime, t->vruntime);
+  }
+  (before != nullptr ? before->rq_next : v.rq_head) = t->rq_next;
+  if (v.rq_tail == t) v.rq_tail = before;
   t->rq_next = nullptr;
   t->on_rq = false;
   --v.rq_len;
   return t;
+}
+
+const Task* Guest::leftmost(const Vcpu& v) const {
+  const Task* l = v.rq_head;
+  for (const Task* c = l; c != nullptr; c = c->rq_next)
+    if (c->vruntime < l->vruntime) l = c;
+  return l;
+}
+
+void Guest::update_curr(Vcpu& v) {
+  const Time now = sim_.now();
+  if (v.curr != nullptr) {
+    v.curr->vruntime += now - v.exec_start;
+    // update_min_vruntime(): the lesser of the running task's and the leftmost's vruntime,
+    // never moving back.
+    const Task* l = leftmost(v);
+    const Time m = l == nullptr ? v.curr->vruntime : std::min(v.curr->vruntime, l->vruntime);
+    v.min_vruntime = std::max(v.min_vruntime, m);
+  }
+  v.exec_start = now;
+}
+
+bool Guest::wakeup_preempts(Vcpu& v, const Task& t) {
+  if (v.curr == nullptr || !cfs()) return true;
+  update_curr(v);
+  return v.curr->vruntime - t.vruntime > kCfsWakeupGranularityNs;
+}
+
+bool Guest::slice_over(Vcpu& v) {
+  if (v.rq_len == 0) return false;
+  const Time ran = sim_.now() - v.slice_start;
+  if (!cfs()) return ran >= spec_.sched_slice_ns;
+  // check_preempt_tick(): the slice is the latency shared among the runnable tasks, but
+  // never less than the minimum granularity (sched_slice_ns); a task also gives way once
+  // it is more than a slice of vruntime ahead of the leftmost.
+  const int nr = v.rq_len + 1;
+  const Time ideal = std::max<Time>(spec_.sched_slice_ns, kCfsLatencyNs / nr);
+  if (ran >= ideal) return true;
+  if (ran < spec_.sched_slice_ns) return false;
+  update_curr(v);
+  return v.curr->vruntime - leftmost(v)->vruntime > ideal;
 }
 
 // ---- Fibers ----------------------------------------------------------------------------------
@@ -218,7 +272,7 @@ double Guest::run_irqs(Task& t) {
     // The deferred timer interrupt runs now: scheduler_tick() looks at the slice, and the
     // handler programs the next deadline.
     v.tick_pending = false;
-    if (v.rq_len > 0 && sim_.now() - v.slice_start >= spec_.sched_slice_ns) set_need_resched(v);
+    if (slice_over(v)) set_need_resched(v);
   }
   if (v.irq_pending_ns <= 0 && v.irq_acks.empty()) return 0;
   const double c = v.irq_pending_ns;
@@ -457,6 +511,7 @@ void Guest::schedule(Task& t) {
   Vcpu& v = *t.vcpu;
   if ((v.ti.flags.raw() & kTifNeedResched) != 0)
     v.ti.flags.hw_store(v.ti.flags.raw() & ~kTifNeedResched);
+  if (cfs()) update_curr(v);
   if (!t.blocked) enqueue(v, t);
   Task* next = dequeue(v);
   v.slice_start = sim_.now();
@@ -503,9 +558,21 @@ void Guest::wake(Task& waker, Task& target) {
   if (!target.blocked) return;  // still on its way to schedule(): it will see TASK_RUNNING
   target.blocked = false;
   Vcpu& tv = *target.vcpu;
+  if (cfs()) {
+    // place_entity() for a wake-up: sleeper credit of half the latency (GENTLE_FAIR_SLEEPERS),
+    // never moving a task back in vruntime.
+    target.vruntime = std::max(target.vruntime, tv.min_vruntime - kCfsLatencyNs / 2);
+  }
   enqueue(tv, target);
-  if (&tv == waker.vcpu) return;
-  if (tv.curr != nullptr) set_need_resched(tv);
+  const bool preempts = wakeup_preempts(tv, target);
+  if (&tv == waker.vcpu) {
+    // rr keeps the waker running (it is the one that asks); cfs may preempt it.
+    if (cfs() && preempts && tv.curr != nullptr) set_need_resched(tv);
+    return;
+  }
+  if (tv.curr != nullptr && preempts) set_need_resched(tv);
+  // A resched IPI only where the wake-up preempts, or the vCPU idles (cfs); rr as before.
+  if (cfs() && tv.curr != nullptr && !preempts) return;
   charge(waker, ipi(*waker.vcpu, tv, sim_.costs().ipi_handle_ns, nullptr), Sym::wakeup);
 }
 
@@ -611,7 +678,7 @@ void Guest::tick(Vcpu& v) {
   // stays pending until the guest enables IRQs).
   if (v.curr != nullptr && !v.tick_pending) {
     bool interrupt = v.halted && v.halt_for_pv;
-    if (v.rq_len > 0 && sim_.now() - v.slice_start >= spec_.sched_slice_ns) {
+    if (slice_over(v)) {
       set_need_resched(v);
       interrupt = true;
     }

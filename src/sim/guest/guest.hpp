@@ -40,7 +40,10 @@ class Guest {
   Guest& operator=(const Guest&) = delete;
 
   // ---- Set-up ---------------------------------------------------------------------------
-  Task& create_task(std::string name, int vcpu, std::function<void()> program);
+  // `forked`: the task is a child that another task of the workload forked before the run
+  // (under scheduler = "cfs" it starts a slice behind its vCPU's min_vruntime, as
+  // place_entity()'s START_DEBIT places a new child behind its parent).
+  Task& create_task(std::string name, int vcpu, std::function<void()> program, bool forked = false);
   void start();           // every vCPU picks its first task; ticks begin
   std::string lock_name;  // the resolved spinlock ("auto" replaced), set by the runner
 
@@ -168,7 +171,22 @@ class Guest {
   // An IPI from -> to through the fault layer and the platform; returns the sender's cost.
   double ipi(Vcpu& from, Vcpu& to, double handler_ns, SimAtomic<std::uint32_t>* ack);
   void enqueue(Vcpu& v, Task& t);
+  // The next task to run (rr: the oldest runnable; cfs: the least vruntime), off the queue;
+  // it becomes the one whose running time counts from now.
   Task* dequeue(Vcpu& v);
+  // scheduler = "cfs": CFS's constants for a guest of >= 8 CPUs (v4.8-v5.4): 6 ms and 1 ms
+  // scaled by 1 + log2(8) [V]; the minimum granularity is the spec's sched_slice_ns.
+  static constexpr Time kCfsLatencyNs = 24'000'000;
+  static constexpr Time kCfsWakeupGranularityNs = 4'000'000;
+  bool cfs() const { return spec_.scheduler == scenario::GuestSpec::Scheduler::cfs; }
+  // The queued task with the least vruntime (nullptr: none queued).
+  const Task* leftmost(const Vcpu& v) const;
+  // update_curr(): bring the running task's vruntime, and min_vruntime, up to now (cfs).
+  void update_curr(Vcpu& v);
+  // check_preempt_wakeup(): should the woken `t` preempt what runs on its vCPU?
+  bool wakeup_preempts(Vcpu& v, const Task& t);
+  // The tick's test: has the running task had its turn, with others waiting?
+  bool slice_over(Vcpu& v);
   void yield(Task& t);
   void resume_task(Task& t);
   // The interrupts pending for the task's vCPU run now, unless it has IRQs off; returns

@@ -49,6 +49,7 @@ struct Task {
   bool blocked = false;  // off the run queue, waiting for wake()
   bool on_rq = false;
   Task* rq_next = nullptr;
+  Time vruntime = 0;  // scheduler = cfs
 
   // Lazy spinning: what one evaluation of a spin condition read and charged.
   bool recording = false;

@@ -48,6 +48,10 @@ struct Vcpu {
   Task* rq_tail = nullptr;
   int rq_len = 0;
   Time slice_start = 0;
+  // scheduler = "cfs": cfs_rq->min_vruntime, and when curr's vruntime was last brought up
+  // to date (its running time counts at wall rate, steal included).
+  Time min_vruntime = 0;
+  Time exec_start = 0;
 
   bool halted = false;        // in HLT (idle or pv_wait)
   bool halt_for_pv = false;   // the halt is pv_wait's
