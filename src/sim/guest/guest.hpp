@@ -3,9 +3,10 @@
 // Tasks live on per-vCPU run queues (no migration). The kernel mechanisms modelled:
 // preempt_count and IRQ-disabled regions; TIF_NEED_RESCHED in a per-vCPU thread_info word
 // (simulated memory, so spinners that poll need_resched() are woken when it is set); a
-// scheduler tick that time-slices the tasks of one vCPU (sched_slice_ns) and preempts at the
-// next preemption point; wait/wake (set_current_state + schedule / try_to_wake_up, with a
-// reschedule IPI to another vCPU); an idle loop that halts; pv_wait / pv_kick halting and
+// scheduler tick that time-slices the tasks of one vCPU and preempts at the next preemption
+// point, the run queue taken in turn (scheduler = "rr", sched_slice_ns each) or in CFS's
+// vruntime order (scheduler = "cfs"); wait/wake (set_current_state + schedule / try_to_wake_up,
+// with a reschedule IPI to another vCPU); an idle loop that halts; pv_wait / pv_kick halting and
 // kicking through the Platform. Per-CPU and global kernel objects are allocated per guest.
 //
 // The task-side methods (taking Task&) run inside that task's fiber; the others run in the
