@@ -119,12 +119,7 @@ std::string error_of(const std::string& extra) {
       "[run]\nduration_ms = 2\nwarmup_ms = 1\n[machine]\nsockets = 1\ncores_per_socket = 2\n"
       "[workload]\ntype = \"messaging\"\ngroups = 1\nsenders = 2\nreceivers = 2\n" +
       extra;
-  try {
-    (void)run_to_json(scenario::parse_scenario(text, "m.toml", {}));
-  } catch (const scenario::ScenarioError& e) {
-    return e.what();
-  }
-  return "";
+  return testing::scenario_error(text, "m.toml");
 }
 
 TEST(MessagingLifecycle, BadKeysNameFileLineAndField) {

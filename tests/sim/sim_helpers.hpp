@@ -3,10 +3,22 @@
 
 #include <string>
 
+#include "scenario/parse.hpp"
 #include "scenario/scenario.hpp"
 #include "sim/guest/sim_atomic.hpp"
+#include "sim/run.hpp"
 
 namespace pvlock::sim::testing {
+
+// The error that scenario `text` (named `file`) gives when it is parsed and run; "" if none.
+inline std::string scenario_error(const std::string& text, const std::string& file) {
+  try {
+    (void)run_to_json(scenario::parse_scenario(text, file, {}));
+  } catch (const scenario::ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 inline scenario::Dist constant(double ns) {
   scenario::Dist d;
