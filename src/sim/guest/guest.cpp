@@ -148,17 +148,19 @@ const Task* Guest::leftmost(const Vcpu& v) const {
   return l;
 }
 
-void Guest::update_curr(Vcpu& v) {
+const Task* Guest::update_curr(Vcpu& v) {
   const Time now = sim_.now();
+  const Task* l = nullptr;
   if (v.curr != nullptr) {
     v.curr->vruntime += now - v.exec_start;
     // update_min_vruntime(): the lesser of the running task's and the leftmost's vruntime,
     // never moving back.
-    const Task* l = leftmost(v);
+    l = leftmost(v);
     const Time m = l == nullptr ? v.curr->vruntime : std::min(v.curr->vruntime, l->vruntime);
     v.min_vruntime = std::max(v.min_vruntime, m);
   }
   v.exec_start = now;
+  return l;
 }
 
 bool Guest::wakeup_preempts(Vcpu& v, const Task& t) {
@@ -178,8 +180,7 @@ bool Guest::slice_over(Vcpu& v) {
   const Time ideal = std::max<Time>(spec_.sched_slice_ns, kCfsLatencyNs / nr);
   if (ran >= ideal) return true;
   if (ran < spec_.sched_slice_ns) return false;
-  update_curr(v);
-  return v.curr->vruntime - leftmost(v)->vruntime > ideal;
+  return v.curr->vruntime - update_curr(v)->vruntime > ideal;
 }
 
 // ---- Fibers ----------------------------------------------------------------------------------

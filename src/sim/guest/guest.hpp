@@ -183,7 +183,8 @@ class Guest {
   // The queued task with the least vruntime (nullptr: none queued).
   const Task* leftmost(const Vcpu& v) const;
   // update_curr(): bring the running task's vruntime, and min_vruntime, up to now (cfs).
-  void update_curr(Vcpu& v);
+  // Returns the leftmost queued task it looked at (nullptr: none, or nothing running).
+  const Task* update_curr(Vcpu& v);
   // check_preempt_wakeup(): should the woken `t` preempt what runs on its vCPU?
   bool wakeup_preempts(Vcpu& v, const Task& t);
   // The tick's test: has the running task had its turn, with others waiting?
