@@ -79,7 +79,7 @@ struct GuestSpec {
   bool nopvspin = false;             // guest boot parameter: native qspinlock even with PV
   bool realtime_hint = false;        // KVM_HINTS_REALTIME (dedicated pCPUs)
   std::int64_t tick_ns = 4'000'000;  // guest HZ=250
-  std::int64_t sched_slice_ns = 3'000'000;  // guest CFS slice between tasks of one vCPU
+  std::int64_t sched_slice_ns = 3'000'000;  // guest CFS minimum granularity (shortest slice)
   // The guest kernel's preemption model (Kconfig "Preemption Model"). full (CONFIG_PREEMPT):
   // the tick may switch a task anywhere preemption and interrupts are enabled, kernel code
   // holding a mutex or rwsem included. none (CONFIG_PREEMPT_NONE, the server default): a

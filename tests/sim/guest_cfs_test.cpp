@@ -1,7 +1,7 @@
-// The guest's run queue order ([vm.guest] scheduler). rr: tasks take turns in the order
-// they became runnable, a 3 ms slice each. cfs: least vruntime first, a slice that shares
-// the 24 ms latency among the runnable tasks (never under 3 ms), sleeper credit and a 4 ms
-// wakeup granularity, and a forked child placed a slice behind (START_DEBIT).
+// The guest's run queue order ([vm.guest] scheduler). Either way a slice shares the 24 ms
+// latency among the runnable tasks (never under the 3 ms minimum granularity). rr: tasks
+// take turns in the order they became runnable. cfs: least vruntime first, sleeper credit
+// and a 4 ms wakeup granularity, and a forked child placed a slice behind (START_DEBIT).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -29,8 +29,8 @@ void hog(std::int64_t ns) {
   for (std::int64_t done = 0; done < ns; done += 100'000) workload::api::compute(100'000);
 }
 
-// Two CPU-bound tasks on one vCPU: when does the second first run?
-std::int64_t second_task_starts(Sched s) {
+// `hogs` CPU-bound tasks on one vCPU: when does the second first run?
+std::int64_t second_task_starts(Sched s, int hogs = 2) {
   scenario::Scenario sc = machine(1, s);
   Simulation sim(sc);
   Guest& g = sim.add_guest("g", sc.vms[0].guest, 1);
@@ -40,19 +40,31 @@ std::int64_t second_task_starts(Sched s) {
     started = SimEnv::now_ns();
     hog(1'000'000);
   });
+  for (int i = 2; i < hogs; ++i) g.create_task("more", 0, [] { hog(1'000'000); });
   sim.run();
   return started;
 }
 
 TEST(GuestCfs, TwoTasksShareTheLatencyInTwelveMillisecondSlices) {
-  // rr: the first guest tick (4 ms) after the 3 ms slice. cfs: 24 ms / 2 runnable = 12 ms,
-  // taken at the tick that ends it (ticks every 4 ms).
-  const std::int64_t rr = second_task_starts(Sched::rr);
-  const std::int64_t cfs = second_task_starts(Sched::cfs);
-  EXPECT_GE(rr, 3'000'000);
-  EXPECT_LT(rr, 8'000'000);
-  EXPECT_GE(cfs, 12'000'000);
-  EXPECT_LT(cfs, 16'500'000);
+  // 24 ms / 2 runnable = 12 ms under either order, taken at the tick that ends it (ticks
+  // every 4 ms).
+  for (Sched s : {Sched::rr, Sched::cfs}) {
+    const std::int64_t second = second_task_starts(s);
+    EXPECT_GE(second, 12'000'000);
+    EXPECT_LT(second, 16'500'000);
+  }
+}
+
+TEST(GuestCfs, EightOrMoreTasksGetTheMinimumGranularity) {
+  // 24 ms / 8 = 3 ms: __sched_period() stretches the period instead of cutting the slice
+  // further. The first guest tick after 3 ms switches.
+  for (Sched s : {Sched::rr, Sched::cfs}) {
+    for (int hogs : {8, 12}) {
+      const std::int64_t second = second_task_starts(s, hogs);
+      EXPECT_GE(second, 3'000'000) << hogs;
+      EXPECT_LT(second, 8'000'000) << hogs;
+    }
+  }
 }
 
 // vCPU 0 runs two hogs and a sleeper that blocks at once; a task on vCPU 1 wakes the sleeper

@@ -79,7 +79,7 @@ type = "ebizzy"
   EXPECT_GT(row(j, "machine", 1).at("acquisitions").get<std::uint64_t>(), 0u);
   const char* msg = R"(
 [run]
-duration_ms = 5
+duration_ms = 10
 warmup_ms = 1
 [machine]
 sockets = 1

@@ -53,7 +53,9 @@ TEST(WorkloadProgress, EbizzyWithoutFaultsIsNotFlagged) {
 // That its tasks are watched shows with a limit (1 us) shorter than one message takes: the
 // watchdog fires and names a messaging task; at the default limit an ordinary run is clean.
 scenario::Scenario messaging() {
-  scenario::Scenario sc = testing::bare_metal(1, 4, "pvqspinlock", "messaging", 20, 0, 1);
+  // 60 ms, so that the default limit (half the run) is longer than a woken receiver may
+  // wait behind its vCPU's runnable senders: four tasks per vCPU take 6 ms turns.
+  scenario::Scenario sc = testing::bare_metal(1, 4, "pvqspinlock", "messaging", 60, 0, 1);
   testing::set_param(sc, "groups", std::int64_t{2});
   testing::set_param(sc, "senders", std::int64_t{4});
   testing::set_param(sc, "receivers", std::int64_t{4});
