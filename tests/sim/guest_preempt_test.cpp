@@ -1,7 +1,7 @@
 // The guest kernel's preemption model ([vm.guest] preempt). Two tasks share one vCPU; the
-// first computes for 20 ms (five guest ticks; the two share the 24 ms latency in 12 ms slices). Under "full"
-// (CONFIG_PREEMPT) the tick switches to the second task even inside a system call; under
-// "none" (CONFIG_PREEMPT_NONE) only the return to user mode does, while user-mode work is
+// first computes for 20 ms (five guest ticks; the two share the 24 ms latency in 12 ms slices).
+// Under "full" (CONFIG_PREEMPT) the tick switches to the second task even inside a system call;
+// under "none" (CONFIG_PREEMPT_NONE) only the return to user mode does, while user-mode work is
 // preempted under both.
 #include <gtest/gtest.h>
 
