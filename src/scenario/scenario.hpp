@@ -91,6 +91,10 @@ struct GuestSpec {
   // min_vruntime less half the 24 ms latency (GENTLE_FAIR_SLEEPERS), and a wake-up
   // preempting only a task more than the 4 ms wakeup granularity ahead of it.
   enum class Scheduler { rr, cfs } scheduler = Scheduler::rr;
+  // CONFIG_PARAVIRT_TIME_ACCOUNTING with KVM steal time: the scheduler's clock (rq clock_task)
+  // leaves out the time the vCPU waited, runnable, for a pCPU, so slices and vruntime count
+  // the time a task had its vCPU (halts in pv_wait included), not the host's wall time.
+  bool steal_time_accounting = false;
 };
 
 struct VmSpec {

@@ -177,6 +177,7 @@ void read_guest(Section& s, GuestSpec& g) {
               {{"full", GuestSpec::Preempt::full}, {"none", GuestSpec::Preempt::none}});
   s.read_enum("scheduler", g.scheduler,
               {{"rr", GuestSpec::Scheduler::rr}, {"cfs", GuestSpec::Scheduler::cfs}});
+  s.read("steal_time_accounting", g.steal_time_accounting);
   s.finish();
 }
 

@@ -53,6 +53,9 @@ class Platform {
   // interrupt storm, a kworker, a QEMU I/O thread), whatever else is runnable. Bare metal has
   // no host to do so.
   virtual void deschedule(Vcpu&, std::int64_t /*ns*/) {}
+  // The vCPU's steal time since the run began (kvm_steal_time's `steal`): wall time it spent
+  // runnable but off its physical CPU, a wait in progress included. Bare metal has none.
+  virtual std::int64_t steal_ns(const Vcpu&, std::int64_t /*now*/) const { return 0; }
 };
 
 }  // namespace pvlock::sim

@@ -119,7 +119,7 @@ void Guest::enqueue(Vcpu& v, Task& t) {
 }
 
 Task* Guest::dequeue(Vcpu& v) {
-  v.exec_start = sim_.now();
+  v.exec_start = clock_task(v);
   Task* t = v.rq_head;
   if (t == nullptr) return nullptr;
   Task* before = nullptr;  // the task queued ahead of t
@@ -148,8 +148,13 @@ const Task* Guest::leftmost(const Vcpu& v) const {
   return l;
 }
 
-const Task* Guest::update_curr(Vcpu& v) {
+Time Guest::clock_task(const Vcpu& v) const {
   const Time now = sim_.now();
+  return spec_.steal_time_accounting ? now - sim_.platform().steal_ns(v, now) : now;
+}
+
+const Task* Guest::update_curr(Vcpu& v) {
+  const Time now = clock_task(v);
   const Task* l = nullptr;
   if (v.curr != nullptr) {
     v.curr->vruntime += now - v.exec_start;
@@ -171,7 +176,7 @@ bool Guest::wakeup_preempts(Vcpu& v, const Task& t) {
 
 bool Guest::slice_over(Vcpu& v) {
   if (v.rq_len == 0) return false;
-  const Time ran = sim_.now() - v.slice_start;
+  const Time ran = clock_task(v) - v.slice_start;
   // sched_slice(), in either order: the latency shared among the runnable tasks, but never
   // less than the minimum granularity (sched_slice_ns), so two CPU-bound tasks take 12 ms
   // turns and eight or more take 3 ms ones (__sched_period() stretching the period).
@@ -198,7 +203,7 @@ void Guest::resume_task(Task& t) {
 
 void Guest::after_task_exit(Vcpu& v) {
   v.curr = dequeue(v);
-  v.slice_start = sim_.now();
+  v.slice_start = clock_task(v);
   if (v.curr != nullptr) {
     sim_.schedule_resume(v, sim_.now());
   } else {
@@ -241,7 +246,7 @@ void Guest::dispatch(Vcpu& v) {
     return;
   }
   v.halted = false;
-  v.slice_start = sim_.now();
+  v.slice_start = clock_task(v);
   trace_vcpu(v);
   resume_task(*v.curr);
 }
@@ -517,7 +522,7 @@ void Guest::schedule(Task& t) {
   if (cfs()) update_curr(v);
   if (!t.blocked) enqueue(v, t);
   Task* next = dequeue(v);
-  v.slice_start = sim_.now();
+  v.slice_start = clock_task(v);
   if (next == &t) return;
   t.on_cpu.v.hw_store(0);
   if (next != nullptr) {

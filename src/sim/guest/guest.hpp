@@ -182,6 +182,9 @@ class Guest {
   static constexpr Time kCfsLatencyNs = 24'000'000;
   static constexpr Time kCfsWakeupGranularityNs = 4'000'000;
   bool cfs() const { return spec_.scheduler == scenario::GuestSpec::Scheduler::cfs; }
+  // The scheduler's clock for the vCPU (rq clock_task): wall time, less the vCPU's steal
+  // time under steal_time_accounting. Slices and vruntime run on it.
+  Time clock_task(const Vcpu& v) const;
   // The queued task with the least vruntime (nullptr: none queued).
   const Task* leftmost(const Vcpu& v) const;
   // update_curr(): bring the running task's vruntime, and min_vruntime, up to now (cfs).

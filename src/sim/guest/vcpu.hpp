@@ -49,7 +49,8 @@ struct Vcpu {
   int rq_len = 0;
   Time slice_start = 0;
   // scheduler = "cfs": cfs_rq->min_vruntime, and when curr's vruntime was last brought up
-  // to date (its running time counts at wall rate, steal included).
+  // to date. slice_start and exec_start are on Guest::clock_task() (steal left out under
+  // steal_time_accounting, counted otherwise).
   Time min_vruntime = 0;
   Time exec_start = 0;
 

@@ -110,7 +110,10 @@ void KvmPlatform::measure_start() {
   // Steal of the window counts from its start, also for a vCPU already waiting.
   const std::int64_t now = sim_->now();
   for (VcpuState& s : state_)
-    if (s.runnable_since >= 0) s.runnable_since = std::max(s.runnable_since, now);
+    if (s.runnable_since >= 0 && s.runnable_since < now) {
+      s.steal_total += now - s.runnable_since;  // the run's total keeps the part before
+      s.runnable_since = now;
+    }
 }
 
 void KvmPlatform::account_steal(Vcpu& v, std::int64_t now) {
@@ -118,8 +121,14 @@ void KvmPlatform::account_steal(Vcpu& v, std::int64_t now) {
   if (s.runnable_since >= 0) {
     counters_.steal_ns += now - s.runnable_since;
     gc(v).steal_ns += now - s.runnable_since;
+    s.steal_total += now - s.runnable_since;
   }
   s.runnable_since = -1;
+}
+
+std::int64_t KvmPlatform::steal_ns(const Vcpu& v, std::int64_t now) const {
+  const VcpuState& s = state_[static_cast<std::size_t>(v.index)];
+  return s.steal_total + (s.runnable_since >= 0 ? now - s.runnable_since : 0);
 }
 
 std::int64_t KvmPlatform::steal_until(int guest, std::int64_t now) const {

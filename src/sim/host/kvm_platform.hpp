@@ -129,6 +129,7 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   void measure_start() override;
   void halt_ended(Vcpu& v) override;
   void deschedule(Vcpu& v, std::int64_t ns) override;
+  std::int64_t steal_ns(const Vcpu& v, std::int64_t now) const override;
 
   const HostCounters& counters() const { return counters_; }
   // Per-guest host counters (index = guest index).
@@ -163,6 +164,7 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
     bool pi_on = false;           // posted-interrupt descriptor ON: a posted vector not yet synced
     std::int64_t ple_window = 0;  // cycles
     std::int64_t runnable_since = -1;  // for steal accounting
+    std::int64_t steal_total = 0;      // whole run (the counters restart with the window)
     std::int64_t queued_since = -1;    // woken but queued behind another thread
     std::int64_t kicked_at = -1;       // a kick not yet followed by guest entry
     // Woken from a blocked halt: kvm_vcpu_block() measures block_ns, and adapts the poll
