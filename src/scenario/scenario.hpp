@@ -8,7 +8,8 @@
 //   [host]     optional; absent = bare metal. scheduler = "cfs" | "eevdf", slices, stress_threads,
 //              housekeeping_*, ttwu_queue
 //   [host.kvm] kick_boost, yield_bailout_undercommit, irq_boost, irq_boost_user_mode,
-//   in_kernel_check_preempted_only, ple_*,
+//              in_kernel_check_preempted_only, in_spin_loop_until = "spin_end" | "handler_end",
+//              ple_*,
 //              halt_poll_*, preempted_on_every_put, pv_unhalt
 //   [[vm]]     name, count, vcpus, placement = "floating" | "pinned",
 //              [vm.guest] lock + knobs, [vm.workload] type + parameters
@@ -190,6 +191,17 @@ struct HostSpec {
     // involuntary preemption: a vCPU woken from HLT was judged by where it was when it was
     // last preempted (user mode, or never preempted: skipped).
     bool in_kernel_check_preempted_only = true;
+    // How long a spinner counts as "in a spin loop" (vcpu->spin_loop.in_spin_loop) to the
+    // other vCPUs' PLE handlers, which then find it eligible only every other look
+    // (kvm_vcpu_eligible_for_directed_yield). handler_end is the kernel's rule: while its own
+    // kvm_vcpu_on_spin() runs, which includes its wait in a run queue after yield_to()'s
+    // schedule(), dy_eligible cleared when the handler returns; a spinner preempted outside
+    // its handler is eligible at every look. spin_end, the experiments' default and the
+    // model's one known deviation from the 2019 hosts (experiments/README.md, sessions 12-14
+    // and 21): from the spin's first PLE exit until the spin ends or the vCPU is scheduled
+    // in, dy_eligible never reset -- under the kernel's rule the model's over-committed
+    // ebizzy guests collapse deeper than the seeds' and the kick boost turns into a loss.
+    enum class SpinLoopMark { spin_end, handler_end } in_spin_loop_until = SpinLoopMark::spin_end;
     bool ple = true;
     std::int64_t ple_window_cycles = 4096;
     std::int64_t ple_window_grow = 2;

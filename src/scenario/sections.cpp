@@ -115,6 +115,9 @@ void read_host(Section& s, HostSpec& h) {
     k.read("irq_boost", v.irq_boost);
     k.read("irq_boost_user_mode", v.irq_boost_user_mode);
     k.read("in_kernel_check_preempted_only", v.in_kernel_check_preempted_only);
+    k.read_enum("in_spin_loop_until", v.in_spin_loop_until,
+                {{"spin_end", HostSpec::Kvm::SpinLoopMark::spin_end},
+                 {"handler_end", HostSpec::Kvm::SpinLoopMark::handler_end}});
     k.read("ple", v.ple);
     k.read("ple_window_cycles", v.ple_window_cycles, 0, 1'000'000'000'000);
     k.read("ple_window_grow", v.ple_window_grow, 0, 1000);

@@ -1,6 +1,7 @@
 // kvm_vcpu_on_spin()'s target choice (src/sim/host/directed_yield.hpp) on hand-made vCPU
 // states: round robin from last_boosted, the skip rules, the dy_eligible alternation, the
-// budget of three -ESRCH failures, and the two passes.
+// budget of three -ESRCH failures, and the two passes; and how long a spinner's "in a spin
+// loop" mark lasts under the simulator's rule and the kernel's (SpinLoopState).
 #include "sim/host/directed_yield.hpp"
 
 #include <gtest/gtest.h>
@@ -15,8 +16,7 @@ constexpr int kN = 6;
 
 struct Vm {
   std::array<DyView, kN> view{};
-  std::array<bool, kN> in_spin_loop{};
-  std::array<bool, kN> dy_eligible{};
+  std::array<SpinLoopState, kN> spin{};
   std::array<YieldResult, kN> result{};
   std::vector<int> tried;
 
@@ -29,12 +29,7 @@ struct Vm {
     return pick_directed_yield(
         kN, me, last, kernel_mode, preempted_only,
         [&](int i) { return view[static_cast<std::size_t>(i)]; },
-        [&](int i) {
-          const auto k = static_cast<std::size_t>(i);
-          const bool ok = !in_spin_loop[k] || dy_eligible[k];
-          if (in_spin_loop[k]) dy_eligible[k] = !dy_eligible[k];
-          return ok;
-        },
+        [&](int i) { return spin[static_cast<std::size_t>(i)].looked_at(); },
         [&](int i) {
           tried.push_back(i);
           return result[static_cast<std::size_t>(i)];
@@ -96,7 +91,7 @@ TEST(DirectedYield, SpinningCandidateIsEligibleEveryOtherTime) {
   Vm vm;
   for (auto& v : vm.view) v.ready = false;
   vm.view[2].ready = true;
-  vm.in_spin_loop[2] = true;     // it took PLE exits itself
+  vm.spin[2].handler_started();  // it took a PLE exit itself
   EXPECT_EQ(vm.pick(0, 0), -1);  // first look: not eligible (dy_eligible was false)
   EXPECT_EQ(vm.pick(0, 0), 2);   // second look: eligible
   EXPECT_EQ(vm.pick(0, 0), -1);
@@ -132,6 +127,57 @@ TEST(DirectedYield, ASecondPassRunsOnlyIfTheFirstPassEndedWithoutAnEsrch) {
   vm.result[4] = YieldResult::single_tasks;
   EXPECT_EQ(vm.pick(/*me=*/5, /*last=*/2), -1);
   EXPECT_TRUE((vm.tried == std::vector<int>{3, 4}));
+}
+
+// Three looks by other handlers: which of them find the vCPU eligible.
+std::array<bool, 3> three_looks(SpinLoopState& s) {
+  std::array<bool, 3> seen{};
+  for (bool& e : seen) e = s.looked_at();
+  return seen;
+}
+
+TEST(SpinLoopMark, TheSimulatorsMarkLastsUntilTheSpinEndsOrTheVcpuIsScheduledIn) {
+  const bool handler_scope = false;
+  SpinLoopState s;
+  EXPECT_EQ(three_looks(s), (std::array<bool, 3>{true, true, true}));  // never took a PLE exit
+  // A PLE exit whose handler returns to the still-running spinner keeps the mark: preempted
+  // later (by the tick, say), it is eligible every other look.
+  s.handler_started();
+  s.handler_returned(handler_scope);
+  EXPECT_EQ(three_looks(s), (std::array<bool, 3>{false, true, false}));
+  // Scheduled in again: unmarked; dy_eligible keeps its last value for the next spin.
+  s.scheduled_in(handler_scope);
+  EXPECT_EQ(three_looks(s), (std::array<bool, 3>{true, true, true}));
+  s.handler_started();
+  EXPECT_EQ(three_looks(s), (std::array<bool, 3>{true, false, true}));
+  s.spin_ended();
+  EXPECT_TRUE(s.looked_at());
+}
+
+TEST(SpinLoopMark, TheKernelsMarkLastsOnlyWhileTheHandlerRuns) {
+  const bool handler_scope = true;
+  SpinLoopState s;
+  // kvm_vcpu_on_spin() found no one to yield to, or yielded without losing its pCPU: the
+  // handler ends, in_spin_loop and dy_eligible are cleared, and a spinner preempted after
+  // that is eligible at every look.
+  s.handler_started();
+  s.handler_returned(handler_scope);
+  EXPECT_EQ(three_looks(s), (std::array<bool, 3>{true, true, true}));
+}
+
+TEST(SpinLoopMark, UnderTheKernelsRuleAYielderWaitsMarkedAndStartsOverWhenScheduledIn) {
+  const bool handler_scope = true;
+  SpinLoopState s;
+  // yield_to()'s schedule() took the pCPU: the vCPU waits in its run queue inside its own
+  // handler, so other handlers find it eligible every other look...
+  s.handler_started();
+  EXPECT_EQ(three_looks(s), (std::array<bool, 3>{false, true, false}));
+  // ... until it runs again and the handler returns, clearing dy_eligible: its next PLE exit
+  // starts the alternation from "not eligible".
+  s.scheduled_in(handler_scope);
+  EXPECT_TRUE(s.looked_at());
+  s.handler_started();
+  EXPECT_EQ(three_looks(s), (std::array<bool, 3>{false, true, false}));
 }
 
 }  // namespace

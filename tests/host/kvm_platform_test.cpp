@@ -345,6 +345,23 @@ TEST(KvmPlatform, PleWindowIsCountedInTscCyclesAtTheHostsRate) {
   EXPECT_GT(exits(fast), exits(seeds_host));
 }
 
+TEST(KvmPlatform, InSpinLoopUntilSelectsTheSpinLoopMarksExtent) {
+  // Native qspinlock waiters spin until they get the lock, so PLE handlers keep looking at
+  // spinners. The default is the simulator's rule (SpinLoopState; semantics in
+  // directed_yield_test.cpp); the kernel's rule makes spinners preempted outside their own
+  // handler eligible at every look, which changes whom the handlers yield to.
+  auto with = [](const std::vector<std::string>& more) {
+    std::vector<std::string> o = {"vm[0].guest.lock=qspinlock"};
+    o.insert(o.end(), more.begin(), more.end());
+    auto j = run(o);
+    j.erase("perf");
+    return j.dump();
+  };
+  const std::string dflt = with({});
+  EXPECT_EQ(dflt, with({"host.kvm.in_spin_loop_until=spin_end"}));
+  EXPECT_NE(dflt, with({"host.kvm.in_spin_loop_until=handler_end"}));
+}
+
 TEST(KvmPlatform, WaitEarlyOnPreemptedPredecessorNeedsTheRule) {
   // Seed 000: with the 2017 rule a waiter also stops spinning when its predecessor's vCPU
   // is preempted (the steal-time byte), so more waiters halt early.

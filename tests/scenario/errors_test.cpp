@@ -143,10 +143,14 @@ const BrokenCase kCases[] = {
     {"unknown_scheduler",
      "[host]\nscheduler = \"bfs\"\n[[vm]]\nvcpus=1\n[vm.workload]\ntype=\"x\"\n",
      "t.toml:2:13: host.scheduler: unknown value 'bfs'; valid: cfs, eevdf"},
+    {"kvm_unknown_spin_loop_mark",
+     "[host.kvm]\nin_spin_loop_until = \"kernel\"\n[[vm]]\nvcpus=1\n[vm.workload]\ntype=\"x\"\n",
+     "t.toml:2:22: host.kvm.in_spin_loop_until: unknown value 'kernel'; valid: spin_end, "
+     "handler_end"},
     {"kvm_unknown", "[host.kvm]\npl = true\n[[vm]]\nvcpus=1\n[vm.workload]\ntype=\"x\"\n",
      "t.toml:2:1: host.kvm.pl: unknown key 'pl' in [host.kvm]; known: pv_unhalt, steal_time, "
      "kick_boost, yield_bailout_undercommit, irq_boost, irq_boost_user_mode, "
-     "in_kernel_check_preempted_only, ple, "
+     "in_kernel_check_preempted_only, in_spin_loop_until, ple, "
      "ple_window_cycles, "
      "ple_window_grow, "
      "ple_window_max_cycles, "

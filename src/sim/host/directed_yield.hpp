@@ -9,7 +9,8 @@
 //     applies only to vCPUs that are preempted now, so a vCPU woken from HLT is never skipped
 //     by it; before, it applied to every candidate (`preempted_only` false);
 //   - a candidate that is itself in a PLE spin is eligible only every other time it is
-//     looked at (kvm_vcpu_eligible_for_directed_yield toggles dy_eligible);
+//     looked at (kvm_vcpu_eligible_for_directed_yield toggles dy_eligible; how long the
+//     "in a spin loop" mark lasts: SpinLoopState below);
 //   - the first successful yield_to() wins; a yield_to() that fails because both run queues
 //     hold a single task (-ESRCH) counts against a budget of three, after which we give up;
 //   - the scan is two passes, the vCPUs after last_boosted and then those up to it, and the
@@ -30,6 +31,43 @@ struct DyView {
 };
 
 enum class YieldResult { yielded, failed, single_tasks };
+
+// vcpu->spin_loop of one vCPU. How long it counts as "in a spin loop" to the other vCPUs'
+// handlers -- which makes it eligible only every other time they look -- is the scenario's
+// host.kvm.in_spin_loop_until: `handler_scope` true is the kernel's rule (the mark lasts
+// while its own kvm_vcpu_on_spin() runs, including its wait in a run queue after
+// yield_to()'s schedule(), and the handler then clears dy_eligible); false the simulator's
+// default (from the spin's first PLE exit until the spin ends or the vCPU is scheduled in,
+// dy_eligible never reset).
+struct SpinLoopState {
+  bool in_spin_loop = false;
+  bool dy_eligible = false;
+
+  // kvm_vcpu_on_spin() starts: kvm_vcpu_set_in_spin_loop(me, true).
+  void handler_started() { in_spin_loop = true; }
+  // The handler returns to its still-running vCPU (no yield took its pCPU).
+  void handler_returned(bool handler_scope) {
+    if (handler_scope) end_handler();
+  }
+  // The vCPU runs again after being descheduled; a handler that yielded returns here.
+  void scheduled_in(bool handler_scope) {
+    if (handler_scope) end_handler();
+    in_spin_loop = false;
+  }
+  void spin_ended() { in_spin_loop = false; }
+  // Another vCPU's handler looks at this one: kvm_vcpu_eligible_for_directed_yield().
+  bool looked_at() {
+    const bool eligible = !in_spin_loop || dy_eligible;
+    if (in_spin_loop) dy_eligible = !dy_eligible;
+    return eligible;
+  }
+
+ private:
+  void end_handler() {
+    in_spin_loop = false;
+    dy_eligible = false;
+  }
+};
 
 // Returns the index of the vCPU yielded to, or -1. `view(i)` describes vCPU i,
 // `eligible(i)` applies the dy_eligible rule (and its toggle), `try_yield(i)` attempts

@@ -544,7 +544,7 @@ void KvmPlatform::spin_begin(Vcpu& v) {
 void KvmPlatform::spin_end(Vcpu& v) {
   VcpuState& s = st(v);
   s.spinning = false;
-  s.in_spin_loop = false;
+  s.spin_loop.spin_ended();
 }
 
 void KvmPlatform::schedule_ple(Vcpu& v) {
@@ -582,10 +582,10 @@ host::YieldResult KvmPlatform::directed_yield(Vcpu& from, Vcpu& to, std::uint64_
 void KvmPlatform::kvm_vcpu_on_spin(Vcpu& me) {
   Guest& g = *me.guest;
   int& last = last_boosted_[static_cast<std::size_t>(g.index())];
-  // The kernel marks us in_spin_loop only while this handler runs; its handler is
-  // instantaneous here, so the mark lasts for the rest of this spin (reset at spin end and
-  // schedule-in): a vCPU that has taken PLE exits is the spinner other handlers look at.
-  st(me).in_spin_loop = true;
+  // The kernel marks us in_spin_loop only while this handler runs; host.kvm.in_spin_loop_until
+  // says whether the model does, or keeps the mark for the rest of the spin.
+  const bool handler_scope = handler_scoped_spin_mark();
+  st(me).spin_loop.handler_started();
   const bool irq_user = sc_.host->kvm.irq_boost_user_mode;
   const int target = host::pick_directed_yield(
       g.vcpu_count(), me.id, last, true, sc_.host->kvm.in_kernel_check_preempted_only,
@@ -601,12 +601,7 @@ void KvmPlatform::kvm_vcpu_on_spin(Vcpu& me) {
         d.irq_pending = irq_user && (v.irq_pending_ns > 0 || v.irq_waiting);
         return d;
       },
-      [&](int i) {
-        VcpuState& s = st(g.vcpu(i));
-        const bool eligible = !s.in_spin_loop || s.dy_eligible;
-        if (s.in_spin_loop) s.dy_eligible = !s.dy_eligible;
-        return eligible;
-      },
+      [&](int i) { return st(g.vcpu(i)).spin_loop.looked_at(); },
       [&](int i) {
         ++gc(me).ple_yields_tried;
         return directed_yield(me, g.vcpu(i), counters_.ple_yields_tried, counters_.ple_yields);
@@ -615,6 +610,9 @@ void KvmPlatform::kvm_vcpu_on_spin(Vcpu& me) {
     ++gc(me).ple_yields;
     last = target;
   }
+  // Still on our pCPU: the handler returns now (one whose yield_to() took the pCPU returns at
+  // the next schedule-in, kWake below).
+  if (sched_->running(st(me).thread)) st(me).spin_loop.handler_returned(handler_scope);
 }
 
 // ---- Events ------------------------------------------------------------------------------------
@@ -667,7 +665,7 @@ void KvmPlatform::on_event(const Event& e) {
       s.ready = false;
       s.preempted = false;
       s.ple_window = hs.kvm.ple_window_cycles;
-      s.in_spin_loop = false;
+      s.spin_loop.scheduled_in(handler_scoped_spin_mark());
       v.steal.preempted.hw_store(0);
       entered_after_kick(v, now);
       if (s.poll_adapt_at_entry) {

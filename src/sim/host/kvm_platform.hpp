@@ -156,8 +156,7 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
     bool preempted = false;     // vcpu->preempted: descheduled while runnable
     bool pending_wake = false;  // woken, waiting for its pCPU switch latency
     bool spinning = false;
-    bool in_spin_loop = false;  // had a PLE exit in this spin (candidate, alternately)
-    bool dy_eligible = false;
+    host::SpinLoopState spin_loop;  // vcpu->spin_loop (candidate, alternately)
     // kvm_arch_vcpu_put()'s arch.preempted_in_kernel: guest kernel mode at the last
     // involuntary preemption (false until the first).
     bool preempted_in_kernel = false;
@@ -192,6 +191,10 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   void masked_wake(Vcpu& v);
   void schedule_ple(Vcpu& v);
   void kvm_vcpu_on_spin(Vcpu& me);
+  // host.kvm.in_spin_loop_until = "handler_end": the kernel's extent of vcpu->spin_loop.
+  bool handler_scoped_spin_mark() const {
+    return sc_.host->kvm.in_spin_loop_until == scenario::HostSpec::Kvm::SpinLoopMark::handler_end;
+  }
   // yield_to() from `from` to `to`; `target_switching_in`: `to` was switched in by a wake-up
   // at this instant and is not on its CPU yet (see kick()).
   host::YieldResult directed_yield(Vcpu& from, Vcpu& to, std::uint64_t& tried, std::uint64_t& done,
