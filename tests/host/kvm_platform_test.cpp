@@ -39,6 +39,16 @@ nlohmann::ordered_json run(const std::vector<std::string>& overrides) {
   return test::run_toml(kOvercommit, "kvm_test.toml", overrides);
 }
 
+// The same scenario with native qspinlock waiters, which spin (and take PLE exits) until
+// they get the lock; without the simulator's timing figures (`perf`).
+nlohmann::ordered_json run_spinning(const std::vector<std::string>& more) {
+  std::vector<std::string> o = {"vm[0].guest.lock=qspinlock"};
+  o.insert(o.end(), more.begin(), more.end());
+  auto j = run(o);
+  j.erase("perf");
+  return j;
+}
+
 std::uint64_t counter(const nlohmann::ordered_json& j, const char* name) {
   return j.at("counters").at(name).get<std::uint64_t>();
 }
@@ -325,19 +335,13 @@ TEST(KvmPlatform, PauseLoopExitsOnlyWithPle) {
 TEST(KvmPlatform, PleWindowIsCountedInTscCyclesAtTheHostsRate) {
   // The SDM measures the PAUSE-loop window with a counter at the TSC's rate: 8 192 cycles of
   // a 5 GHz TSC are the same 1.64 us as 4 096 cycles of a 2.5 GHz one (the seeds' host).
-  auto ple = [](const std::vector<std::string>& more) {
-    std::vector<std::string> o = {"vm[0].guest.lock=qspinlock"};
-    o.insert(o.end(), more.begin(), more.end());
-    auto j = run(o);
-    j.erase("perf");
-    return j;
-  };
-  const auto seeds_host = ple({"host.kvm.cycles_per_ns=2.5"});
-  const auto same_time = ple({"host.kvm.cycles_per_ns=5", "host.kvm.ple_window_cycles=8192"});
+  const auto seeds_host = run_spinning({"host.kvm.cycles_per_ns=2.5"});
+  const auto same_time =
+      run_spinning({"host.kvm.cycles_per_ns=5", "host.kvm.ple_window_cycles=8192"});
   EXPECT_EQ(seeds_host.at("host").dump(), same_time.at("host").dump());
   EXPECT_EQ(seeds_host.at("counters").dump(), same_time.at("counters").dump());
   // A faster counter fills the same window sooner: more exits.
-  const auto fast = ple({"host.kvm.cycles_per_ns=10"});
+  const auto fast = run_spinning({"host.kvm.cycles_per_ns=10"});
   auto exits = [](const nlohmann::ordered_json& j) {
     return j.at("host").at("exits").at("ple").get<std::uint64_t>();
   };
@@ -346,20 +350,13 @@ TEST(KvmPlatform, PleWindowIsCountedInTscCyclesAtTheHostsRate) {
 }
 
 TEST(KvmPlatform, InSpinLoopUntilSelectsTheSpinLoopMarksExtent) {
-  // Native qspinlock waiters spin until they get the lock, so PLE handlers keep looking at
-  // spinners. The default is the simulator's rule (SpinLoopState; semantics in
-  // directed_yield_test.cpp); the kernel's rule makes spinners preempted outside their own
-  // handler eligible at every look, which changes whom the handlers yield to.
-  auto with = [](const std::vector<std::string>& more) {
-    std::vector<std::string> o = {"vm[0].guest.lock=qspinlock"};
-    o.insert(o.end(), more.begin(), more.end());
-    auto j = run(o);
-    j.erase("perf");
-    return j.dump();
-  };
-  const std::string dflt = with({});
-  EXPECT_EQ(dflt, with({"host.kvm.in_spin_loop_until=spin_end"}));
-  EXPECT_NE(dflt, with({"host.kvm.in_spin_loop_until=handler_end"}));
+  // PLE handlers keep looking at spinners here. The default is the simulator's rule
+  // (SpinLoopState; semantics in directed_yield_test.cpp); the kernel's rule makes spinners
+  // preempted outside their own handler eligible at every look, which changes whom the
+  // handlers yield to.
+  const std::string dflt = run_spinning({}).dump();
+  EXPECT_EQ(dflt, run_spinning({"host.kvm.in_spin_loop_until=spin_end"}).dump());
+  EXPECT_NE(dflt, run_spinning({"host.kvm.in_spin_loop_until=handler_end"}).dump());
 }
 
 TEST(KvmPlatform, WaitEarlyOnPreemptedPredecessorNeedsTheRule) {
