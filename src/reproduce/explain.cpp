@@ -152,6 +152,12 @@ std::string host_and_locks_line(const nlohmann::ordered_json& run) {
       if (std::string w = wakeups_part(h.at("wakeups"), secs); !w.empty()) parts.push_back(w);
     if (h.contains("kick_to_entry"))
       if (std::string k = kick_entry_part(h.at("kick_to_entry")); !k.empty()) parts.push_back(k);
+    if (h.contains("switch_ins") && num(h.at("switch_ins"), "n") > 0) {
+      const auto& sw = h.at("switch_ins");
+      parts.push_back(fmt::format("vCPU switch-ins {}/s ({:.0f}% preempted before guest entry)",
+                                  si(num(sw, "n") / secs),
+                                  100 * num(sw, "cancelled_before_entry") / num(sw, "n")));
+    }
     if (num(h, "migrations") > 0)
       parts.push_back("vCPU migrations " + si(num(h, "migrations") / secs) + "/s");
     if (num(h, "lock_holder_preemptions") > 0)

@@ -128,6 +128,7 @@ nlohmann::ordered_json host_json(const HostCounters& c, const Simulation& sim, i
   h["ple_yields"] = {{"tried", c.ple_yields_tried}, {"done", c.ple_yields}};
   h["sched_yields"] = {{"tried", c.sched_yields_tried}, {"done", c.sched_yields}};
   h["migrations"] = c.migrations;
+  h["switch_ins"] = {{"n", c.switch_ins}, {"cancelled_before_entry", c.switch_ins_cancelled}};
   h["preemptions"] = c.preemptions;
   h["lock_holder_preemptions"] = c.lock_holder_preemptions;
   h["lock_waiter_preemptions"] = c.lock_waiter_preemptions;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "host/scenario_run.hpp"
@@ -270,6 +271,31 @@ TEST(KvmPlatform, CountsVcpuMigrationsOnlyWhereVcpusFloat) {
   const auto pinned =
       run({"vm[0].guest.spin_threshold=64", "vm[0].placement=pinned", "vm[0].vcpus=4"});
   EXPECT_EQ(n(pinned.at("host")), 0u);
+}
+
+TEST(KvmPlatform, CountsSwitchInsAndThoseADirectedYieldCancelsBeforeGuestEntry) {
+  // Spinning waiters at 2x over-commit yield to each other at every PLE exit: every remote
+  // yield_to() reschedules its target's pCPU, and a vCPU still in its switch-in latency
+  // there loses the pCPU before it enters the guest.
+  const auto storm = run_spinning({});
+  const auto sw = [](const nlohmann::ordered_json& h) {
+    return std::pair{h.at("switch_ins").at("n").get<std::uint64_t>(),
+                     h.at("switch_ins").at("cancelled_before_entry").get<std::uint64_t>()};
+  };
+  const auto [n, cancelled] = sw(storm.at("host"));
+  EXPECT_GT(cancelled, 0u);
+  EXPECT_LT(cancelled, n);
+  // Per VM they add up to the host's.
+  std::uint64_t n_vms = 0, cancelled_vms = 0;
+  for (const auto& vm : storm.at("vms")) {
+    n_vms += sw(vm.at("host")).first;
+    cancelled_vms += sw(vm.at("host")).second;
+  }
+  EXPECT_EQ(n_vms, n);
+  EXPECT_EQ(cancelled_vms, cancelled);
+  // One VM, one vCPU per pCPU, no host noise: nothing is ever switched out in the window.
+  const auto alone = run({"vm[0].count=1", "host.housekeeping_interval_ns=0"});
+  EXPECT_EQ(sw(alone.at("host")).second, 0u);
 }
 
 TEST(KvmPlatform, KickBoostBailsOutWhenUndercommittedOnlyOnNewerHosts) {

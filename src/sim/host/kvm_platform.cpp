@@ -209,6 +209,10 @@ void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, 
     if (s.pending_wake) {
       s.pending_wake = false;
       ++s.wake_gen;  // the start we were waiting for will not happen
+      if (!s.exit_return) {
+        ++counters_.switch_ins_cancelled;
+        ++gc(*v).switch_ins_cancelled;
+      }
     }
     ++s.ple_gen;  // a descheduled vCPU does not spin
     if (prev_runnable) {
@@ -253,6 +257,8 @@ void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, 
   }
   if (Vcpu* v = vcpu_of(next)) {
     VcpuState& s = st(*v);
+    ++counters_.switch_ins;
+    ++gc(*v).switch_ins;
     if (v->pcpu != pcpu) {
       ++counters_.migrations;
       ++gc(*v).migrations;

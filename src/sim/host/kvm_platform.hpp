@@ -84,6 +84,12 @@ struct HostCounters {
   // A vCPU entering on another pCPU than the one it last ran on. Free in the model; on a
   // real host it costs a VMCLEAR IPI to the old pCPU, a VPID flush and cold caches.
   std::uint64_t migrations = 0;
+  // Every switch of a pCPU to a vCPU thread, and those whose vCPU lost the pCPU again before
+  // it entered the guest (a reschedule during the switch-in: KVM's vcpu_enter_guest() sees
+  // need_resched() and cancels the entry). In a storm of directed yields they say how long
+  // a vCPU keeps a pCPU and how many switch-ins buy the guest nothing.
+  std::uint64_t switch_ins = 0;
+  std::uint64_t switch_ins_cancelled = 0;
   std::uint64_t preemptions = 0;              // involuntary deschedules of a vCPU
   std::uint64_t lock_holder_preemptions = 0;  // ... while it held a spinlock
   std::uint64_t lock_waiter_preemptions = 0;  // ... while it waited for one
