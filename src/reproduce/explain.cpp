@@ -69,10 +69,14 @@ std::string kick_yields_part(const nlohmann::ordered_json& k, double secs) {
   out += fmt::format(
       " (lost to TTWU_QUEUE {:.0f}%, both run queues single {:.0f}%, refused {:.0f}%; of those "
       "done, onto the kicker's pCPU {:.0f}%, to a vCPU the kick switched in {:.0f}%, kicker "
-      "descheduled {:.0f}%)",
+      "descheduled {:.0f}%",
       pct(num(k, "lost_to_ttwu_queue"), tried), pct(num(k, "both_single"), tried),
       pct(num(k, "refused"), tried), pct(num(k, "onto_kicker_pcpu"), done),
       pct(num(k, "to_switching_in"), done), pct(num(k, "kicker_descheduled"), done));
+  // Since session 22: yields after which the head still waited (its pCPU ran another thread).
+  if (k.contains("target_left_waiting"))
+    out += fmt::format(", head left waiting {:.0f}%", pct(num(k, "target_left_waiting"), done));
+  out += ")";
   return out;
 }
 

@@ -124,6 +124,7 @@ nlohmann::ordered_json host_json(const HostCounters& c, const Simulation& sim, i
                       {"refused", c.kick_yields_refused},
                       {"onto_kicker_pcpu", c.kick_yields_onto_kicker_pcpu},
                       {"to_switching_in", c.kick_yields_to_switching_in},
+                      {"target_left_waiting", c.kick_yields_target_waiting},
                       {"kicker_descheduled", c.kick_yields_kicker_descheduled}};
   h["ple_yields"] = {{"tried", c.ple_yields_tried}, {"done", c.ple_yields}};
   h["sched_yields"] = {{"tried", c.sched_yields_tried}, {"done", c.sched_yields}};

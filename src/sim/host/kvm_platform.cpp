@@ -437,6 +437,9 @@ double KvmPlatform::kick(Vcpu& from, Vcpu& to) {
           ++gc(from).kick_yields;
           if (target_pcpu == from.pcpu) count(&HostCounters::kick_yields_onto_kicker_pcpu);
           if (switching_in) count(&HostCounters::kick_yields_to_switching_in);
+          // pick_next_entity() runs a next buddy only within the wakeup granularity of the
+          // leftmost thread: a head too far ahead in vruntime keeps waiting, marked.
+          if (!sched_->running(target)) count(&HostCounters::kick_yields_target_waiting);
           // yield_to()'s schedule() on the kicker's pCPU, with the kicker the skip buddy.
           if (!sched_->running(st(from).thread))
             count(&HostCounters::kick_yields_kicker_descheduled);

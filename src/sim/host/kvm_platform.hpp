@@ -69,12 +69,15 @@ struct HostCounters {
   // another socket's wake list (TTWU_QUEUE), both run queues single (-ESRCH), or yield_to()
   // refused (target already running, or not on a run queue). And of those that went through:
   // the target waiting on the kicker's own pCPU, the target switched in by the kick itself
-  // (not on its CPU yet), and the kicker losing its pCPU with it.
+  // (not on its CPU yet), the target still waiting after the yield (its pCPU picked another
+  // thread: the next-buddy mark lost pick_next_entity()'s vruntime test), and the kicker
+  // losing its pCPU with it.
   std::uint64_t kick_yields_lost_ttwu = 0;
   std::uint64_t kick_yields_single = 0;
   std::uint64_t kick_yields_refused = 0;
   std::uint64_t kick_yields_onto_kicker_pcpu = 0;
   std::uint64_t kick_yields_to_switching_in = 0;
+  std::uint64_t kick_yields_target_waiting = 0;
   std::uint64_t kick_yields_kicker_descheduled = 0;
   std::uint64_t ple_yields_tried = 0;
   std::uint64_t ple_yields = 0;
