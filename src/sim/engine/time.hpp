@@ -1,6 +1,7 @@
 // Simulated time: signed 64-bit nanoseconds since the start of a run (292 years of range).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -23,5 +24,8 @@ inline Time round_ns(double ns) {
     --t;
   return t;
 }
+
+// A cost or delay in whole nanoseconds, never negative.
+inline Time nonneg_ns(double ns) { return round_ns(std::max(0.0, ns)); }
 
 }  // namespace pvlock::sim

@@ -199,6 +199,8 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   void leave_halt_if_woken(Vcpu& to);
   void masked_wake(Vcpu& v);
   void schedule_ple(Vcpu& v);
+  // A PLE exit (kPle timer): grow the window, look for a directed-yield target.
+  void handle_pause(Vcpu& v);
   void kvm_vcpu_on_spin(Vcpu& me);
   // host.kvm.in_spin_loop_until = "handler_end": the kernel's extent of vcpu->spin_loop.
   bool handler_scoped_spin_mark() const {
