@@ -59,7 +59,7 @@ def plot_reproduce(result_path, outdir):
                 if e["published"] is not None:
                     ax.plot(e["published"], i, "o", color="#4c72b0")
                 color = "#55a868" if e["agrees"] else "#c44e52"
-                # Two standard errors over seeds (absent in results from before session 9).
+                # Two standard errors over seeds (absent in older results).
                 se = e.get("se")
                 if se is not None and se > 0:
                     lo = max(e["simulated"] - 2 * se, e["simulated"] / 100)

@@ -9,8 +9,8 @@ per VM of each run and over all of them: the share of intervals in each class, t
 score overall and within each class, and how often the VM escaped a collapse (a collapsed
 interval followed, possibly through "between" ones, by a fast one) and fell back into one,
 per second of measured time. The mean collapse then lasts collapsed time / escapes. Seeds
-000 and 001's ebizzy guests switch between a fast regime and a collapse (experiments/
-README.md, sessions 13 and 16); the defaults are their records/s thresholds.
+000 and 001's ebizzy guests switch between a fast regime and a collapse (docs/
+investigations/seed001.md); the defaults are their records/s thresholds.
 """
 import argparse
 import json

@@ -15,7 +15,7 @@
 //             published (number, or absent for an unpublished cell), unit,
 //             published_low/published_high (a published range; published = its midpoint)
 //   [[effect]] name, numerator, denominator (cell names), low/high (optional explicit
-//             tolerance band for the simulated ratio; otherwise the issue's rule)
+//             tolerance band for the simulated ratio; otherwise the tolerance rule)
 #pragma once
 
 #include <optional>
@@ -66,9 +66,10 @@ struct Experiment {
 std::vector<Experiment> load_experiments(const std::string& root);
 Experiment load_experiment(const std::string& toml_path);
 
-// The acceptance band for an effect's simulated ratio (issue 7's rule): a large published
-// ratio (>= 1.3 or <= 1/1.3) must be matched within x/÷ 1.3; a small one must have the same
-// direction and stay within the published size + 0.15 (e.g. 1.06 -> [1.00, 1.21]).
+// The acceptance band for an effect's simulated ratio (experiments/README.md, "Tolerances"):
+// a large published ratio (>= 1.3 or <= 1/1.3) must be matched within x/÷ 1.3; a small one
+// must have the same direction and stay within the published size + 0.15 (e.g. 1.06 ->
+// [1.00, 1.21]).
 struct Band {
   double low;
   double high;

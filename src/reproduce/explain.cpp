@@ -64,7 +64,7 @@ std::string kick_yields_part(const nlohmann::ordered_json& k, double secs) {
   const double tried = num(k, "tried"), done = num(k, "done");
   std::string out =
       fmt::format("kick yields {}/s of {}/s tried", si(done / secs), si(tried / secs));
-  if (!k.contains("lost_to_ttwu_queue")) return out;  // results from before session 9
+  if (!k.contains("lost_to_ttwu_queue")) return out;  // older results lack the outcomes
   auto pct = [&](double x, double of) { return of > 0 ? 100.0 * x / of : 0.0; };
   out += fmt::format(
       " (lost to TTWU_QUEUE {:.0f}%, both run queues single {:.0f}%, refused {:.0f}%; of those "
@@ -73,7 +73,7 @@ std::string kick_yields_part(const nlohmann::ordered_json& k, double secs) {
       pct(num(k, "lost_to_ttwu_queue"), tried), pct(num(k, "both_single"), tried),
       pct(num(k, "refused"), tried), pct(num(k, "onto_kicker_pcpu"), done),
       pct(num(k, "to_switching_in"), done), pct(num(k, "kicker_descheduled"), done));
-  // Since session 22: yields after which the head still waited (its pCPU ran another thread).
+  // Yields after which the head still waited (its pCPU ran another thread); newer results.
   if (k.contains("target_left_waiting"))
     out += fmt::format(", head left waiting {:.0f}%", pct(num(k, "target_left_waiting"), done));
   out += ")";

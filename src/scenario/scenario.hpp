@@ -115,7 +115,7 @@ struct MachineSpec {
   int cpus() const { return sockets * cores_per_socket * threads_per_core; }
 };
 
-// Costs in ns. Defaults: ../shared/research/costs.md, profile `skylake-2s`; the comment on
+// Costs in ns. Defaults: the cost profile `skylake-2s` (docs/costs.md); the comment on
 // each says M (measured), V (vendor/kernel constant), E (estimate).
 struct Costs {
   double pause_ns = 50;         // PAUSE, 140 cycles at 2.8 GHz [V/M]
@@ -197,9 +197,9 @@ struct HostSpec {
     // kvm_vcpu_on_spin() runs, which includes its wait in a run queue after yield_to()'s
     // schedule(), dy_eligible cleared when the handler returns; a spinner preempted outside
     // its handler is eligible at every look. spin_end, the experiments' default and the
-    // model's one known deviation from the 2019 hosts (experiments/README.md, sessions 12-14
-    // and 21): from the spin's first PLE exit until the spin ends or the vCPU is scheduled
-    // in, dy_eligible never reset -- under the kernel's rule the model's over-committed
+    // model's one known deviation from the 2019 hosts (docs/investigations/seed001.md):
+    // from the spin's first PLE exit until the spin ends or the vCPU is scheduled in,
+    // dy_eligible never reset -- under the kernel's rule the model's over-committed
     // ebizzy guests collapse deeper than the seeds' and the kick boost turns into a loss.
     enum class SpinLoopMark { spin_end, handler_end } in_spin_loop_until = SpinLoopMark::spin_end;
     bool ple = true;

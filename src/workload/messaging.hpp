@@ -37,7 +37,7 @@
 //   (the binary's and its libraries' mappings, consecutive runs per file); fork (dup_mmap)
 //   and exit (unlink_file_vma) take each one's mapping->i_mmap_rwsem for write, the
 //   benchmark's processes all mapping the same files. Off (0) unless set; no experiment sets
-//   it (experiments/README.md, session 19).
+//   it (docs/investigations/seed003.md).
 #pragma once
 
 #include <memory>

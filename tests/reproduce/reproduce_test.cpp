@@ -652,7 +652,7 @@ TEST(Explain, SaysHowKickTimeYieldsEnded) {
             "steal 10%, kick yields 4.0k/s of 10.0k/s tried (lost to TTWU_QUEUE 20%, both run "
             "queues single 30%, refused 10%; of those done, onto the kicker's pCPU 25%, to a "
             "vCPU the kick switched in 50%, kicker descheduled 75%)");
-  // Since session 22 also the yields after which the head still waited for its pCPU.
+  // Newer results also count the yields after which the head still waited for its pCPU.
   run["host"]["kick_yields"]["target_left_waiting"] = 40;
   EXPECT_EQ(explain_run(run),
             "steal 10%, kick yields 4.0k/s of 10.0k/s tried (lost to TTWU_QUEUE 20%, both run "
