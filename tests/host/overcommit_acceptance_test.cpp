@@ -1,5 +1,5 @@
-// The over-commit acceptance check, on the shipped example (examples/overcommit-lockloop.toml, 2 VMs x 16
-// vCPUs on 16 pCPUs, lockloop holding one spinlock ~1 us):
+// The over-commit acceptance check, on the shipped example (examples/overcommit-lockloop.toml,
+// 2 VMs x 16 vCPUs on 16 pCPUs, lockloop holding one spinlock ~1 us):
 //   - at 2x over-commit the PV qspinlock scores at least twice the native one (over four
 //     seeds), because a strict FIFO queue keeps handing the lock to preempted waiters
 //     (lock-waiter preemption) while PV waiters halt and the lock can be stolen;
