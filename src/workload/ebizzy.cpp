@@ -252,7 +252,7 @@ std::unique_ptr<Workload> make_ebizzy(const scenario::WorkloadSpec& spec, sim::G
                                                               "shootdown",
                                                               "mmap_sem"};
   EbizzyParams p;
-  // Defaults: workloads.md §1 (estimates). None is fitted: since mmap_sem's reader count is
+  // Defaults: estimates. None is fitted: since mmap_sem's reader count is
   // modelled, the 1-VM cell of seed 001 comes out near the published one without a scale
   // parameter (experiments/README.md, "Scale parameters").
   p.tasks_per_vcpu = static_cast<int>(scenario::param_int(spec, "tasks_per_vcpu", 2, 1, 64));

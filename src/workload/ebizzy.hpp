@@ -1,4 +1,4 @@
-// ebizzy -M in a guest (workloads.md §1): 2 CPU-bound tasks per vCPU; one record =
+// ebizzy -M in a guest (seeds 000 and 001): 2 CPU-bound tasks per vCPU; one record =
 //   user work (memcpy + bsearch of a 512 KiB chunk),
 //   ~128 anonymous page faults, each some kernel work, every lru_batch-th one adding the
 //   pages to the LRU under the VM-global lru_lock and every zone_batch-th one refilling the

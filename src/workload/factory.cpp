@@ -40,11 +40,11 @@ std::unique_ptr<Workload> make_workload(const scenario::WorkloadSpec& spec, sim:
   if (spec.type == "torture") return make_torture(spec, guest);
   if (spec.type == "ebizzy") return make_ebizzy(spec, guest);
   if (spec.type == "messaging") return make_messaging(spec, guest);
-  // will-it-scale lock2_threads (workloads.md §2): one task per vCPU, each fcntl() call is
+  // will-it-scale lock2_threads (seed 002; estimates): one task per vCPU, each fcntl() call is
   // ~0.47 us of syscall work around a ~0.15 us hold of the inode's flc_lock spinlock.
   if (spec.type == "lock2")
     return make_lockloop(preset(spec, {{"compute_ns", ns(470)}, {"hold_ns", ns(150)}}), guest);
-  // fio sequential 4 KiB writes to one file (workloads.md §4): every write takes the inode
+  // fio sequential 4 KiB writes to one file (seed 004; estimates): every write takes the inode
   // rwsem for write, ~1.5 us held (derived from 2563 MB/s), ~1 us of fio/syscall work.
   if (spec.type == "fio")
     return make_lockloop(preset(spec, {{"lock", std::string("rwsem")},

@@ -592,13 +592,13 @@ std::unique_ptr<Workload> make_messaging(const scenario::WorkloadSpec& spec, sim
   p.senders = static_cast<int>(scenario::param_int(spec, "senders", 20, 1, 1000));
   p.receivers = static_cast<int>(scenario::param_int(spec, "receivers", 20, 1, 1000));
   p.loops = static_cast<int>(scenario::param_int(spec, "loops", 100, 1, 1'000'000));
-  // Costs from workloads.md §3 (estimates).
+  // Costs: estimates (experiments/README.md, "Scale parameters").
   p.send_compute = scenario::param_dist(spec, "send_compute_ns", constant(700));
   p.send_hold = scenario::param_dist(spec, "send_hold_ns", constant(500));
   p.recv_compute = scenario::param_dist(spec, "recv_compute_ns", constant(500));
   p.recv_hold = scenario::param_dist(spec, "recv_hold_ns", constant(400));
   p.capacity = static_cast<int>(scenario::param_int(spec, "pipe_capacity", 10000, 1, 1 << 24));
-  // Process lifecycle. Lock holds are workloads.md §3's estimates for exit (anon_vma root
+  // Process lifecycle. Lock holds are estimates for exit (anon_vma root
   // 2 us, tasklist_lock 1 us, wait() 0.02 us per child scanned), used for fork's holds too.
   // fork_ns and exit_ns, the work outside these locks, are estimates of this model (the
   // order of lmbench's ~100 us fork+exit of a small process), not from the seed.

@@ -9,7 +9,7 @@
 // that rate).
 //
 // lifecycle = true adds the processes' lives, which `perf record -a` of the benchmark
-// samples too (workloads.md §3): a parent task forks every child (copy_process: the
+// samples too: a parent task forks every child (copy_process: the
 // parent's root anon_vma rwsem for write in anon_vma_fork, then tasklist_lock for write
 // with IRQs off), releases each group with a "go", and reaps with wait() (a scan of its
 // children list under tasklist_lock, wait_consider_task per child, then release_task under
@@ -29,10 +29,10 @@
 //
 // [workload] type = "messaging", groups = 10, senders = 20, receivers = 20, loops = 100,
 //   send_compute_ns, send_hold_ns, recv_compute_ns, recv_hold_ns = <dist>,
-//   pipe_capacity = 10000 (messages; ~640 with 4 KiB pages, ~10000 with 64 KiB: workloads.md §3),
+//   pipe_capacity = 10000 (messages; ~640 with 4 KiB pages, ~10000 with 64 KiB),
 //   lifecycle = false, lifecycle_runs = false, fork_ns = 50000, exit_ns = 25000 (work outside the
 //   locks; estimates of this model), fork_anon_vma_hold_ns = 2000, exit_anon_vma_hold_ns = 2000,
-//   tasklist_hold_ns = 1000, reap_scan_ns = 20 (per child scanned) (workloads.md §3 estimates),
+//   tasklist_hold_ns = 1000, reap_scan_ns = 20 (per child scanned) (estimates),
 //   file_vmas = 0, mapped_files = 1, i_mmap_hold_ns = 1000: each process's file-backed VMAs
 //   (the binary's and its libraries' mappings, consecutive runs per file); fork (dup_mmap)
 //   and exit (unlink_file_vma) take each one's mapping->i_mmap_rwsem for write, the
