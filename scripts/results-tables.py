@@ -59,6 +59,8 @@ def band(e):
     low, high = e.get("low"), e.get("high")
     if high is None or (isinstance(high, float) and (math.isinf(high) or high >= 1e8)):
         return f"> {fmt(low)}"
+    if low is not None and low <= 0:
+        return f"< {fmt(high)}"
     return f"[{fmt(low)}, {fmt(high)}]"
 
 
