@@ -53,11 +53,12 @@ void print_text(const nlohmann::ordered_json& j) {
   }
   const auto& perf = j["perf"];
   fmt::print(
-      "\nperf: {:.3f} s wall, {:.3f} s CPU, {} events ({:.2f} M per CPU-second), {} inline "
-      "steps\n",
+      "\nperf: {:.3f} s wall, {:.3f} s CPU, {} events ({} stale; {:.2f} M per CPU-second), "
+      "{:.3f} simulated s and {:.2f} vCPU-s per CPU-second, {} inline steps\n",
       perf["wall_s"].get<double>(), perf["cpu_s"].get<double>(),
-      perf["events"].get<std::uint64_t>(), perf["events_per_cpu_s"].get<double>() / 1e6,
-      perf["inline_steps"].get<std::uint64_t>());
+      perf["events"].get<std::uint64_t>(), perf["stale_events"].get<std::uint64_t>(),
+      perf["events_per_cpu_s"].get<double>() / 1e6, perf["sim_s_per_cpu_s"].get<double>(),
+      perf["vcpu_s_per_cpu_s"].get<double>(), perf["inline_steps"].get<std::uint64_t>());
 }
 
 void register_run(CLI::App& app, Action& action) {

@@ -16,7 +16,7 @@ class BareMetal final : public Platform {
   double halt(Vcpu&) override { return 0; }
   double kick(Vcpu& from, Vcpu& to) override;
   double send_ipi(Vcpu& from, Vcpu& to, double handler_ns) override;
-  void on_event(const Event&) override {}
+  bool on_event(const Event&) override { return true; }
 
  private:
   scenario::Costs costs_;

@@ -35,8 +35,11 @@ class Platform {
   // preempted, in its place (kvm_sched_yield()). Returns the cost charged to the caller.
   // Bare metal never shows a preempted CPU, so the guest never asks it.
   virtual double sched_yield(Vcpu& /*from*/, Vcpu& /*to*/) { return 0; }
-  // Events of kind EventKind::host.
-  virtual void on_event(const Event& e) = 0;
+  // Events of kind EventKind::host (and timer). Returns false for a stale one (a timer
+  // superseded by a later one of its kind), which did nothing.
+  virtual bool on_event(const Event& e) = 0;
+  // The name of a host event's sub-kind (Event::arg), for the run's event counts.
+  virtual const char* event_name(std::uint8_t /*arg*/) const { return "host"; }
   // The vCPU enters / leaves a PAUSE loop (a guest spin_until): pause-loop exiting watches
   // these. Bare metal ignores them.
   virtual void spin_begin(Vcpu&) {}

@@ -178,8 +178,11 @@ nlohmann::ordered_json run_to_json(const scenario::Scenario& sc, trace::Tracer* 
   j["scenario"] = sc.name;
   j["seed"] = sc.run.seed;
   double wall = 0;
-  std::uint64_t events = 0, steps = 0;
-  double cpu = 0;
+  std::uint64_t steps = 0;
+  double cpu = 0, simulated_s = 0;
+  int vcpus = 0;
+  EventCounts counts;
+  nlohmann::ordered_json by_kind = nlohmann::ordered_json::object();
   std::unique_ptr<SeriesRecorder> series;
   const auto inspect = [&](Simulation& sim, std::vector<VmRun>& vms) {
     j["simulated_ns"] = sim.end_time();
@@ -212,7 +215,17 @@ nlohmann::ordered_json run_to_json(const scenario::Scenario& sc, trace::Tracer* 
       for (std::size_t k = 0; k < vms.size(); ++k)
         j["vms"][k]["host"] = host_json(kvm->guest_counters()[k], sim, vms[k].guest->vcpu_count());
     }
-    events = sim.events();
+    counts = sim.event_counts();
+    for (std::size_t k = 0; k < kEventKinds; ++k) {
+      const auto kind = static_cast<EventKind>(k);
+      if (kind == EventKind::host || kind == EventKind::timer) continue;  // by sub-kind below
+      if (counts.by_kind[k] != 0) by_kind[event_kind_name(kind)] = counts.by_kind[k];
+    }
+    for (std::size_t a = 0; a < kHostEventKinds; ++a)
+      if (counts.host_by_arg[a] != 0)
+        by_kind[sim.platform().event_name(static_cast<std::uint8_t>(a))] = counts.host_by_arg[a];
+    simulated_s = static_cast<double>(sim.now()) * 1e-9;
+    vcpus = sim.vcpu_count();
     steps = sim.inline_steps();
     cpu = sim.run_cpu_seconds();
     if (series) j["series"] = series->json();
@@ -223,13 +236,29 @@ nlohmann::ordered_json run_to_json(const scenario::Scenario& sc, trace::Tracer* 
     sim.set_sampler(series.get(), series_interval_ns);
   };
   wall = run_scenario(sc, inspect, tracer, prepare);
+  // Speed: every dispatched event counts (engine/event_counts.hpp), stale ones apart; rates
+  // per wall second and per CPU second of the simulating thread (the steadier one on a
+  // shared machine). vCPU-seconds: simulated time times the vCPUs simulated.
+  const std::uint64_t events = counts.dispatched();
+  const auto per = [](double x, double s) { return s > 0 ? x / s : 0.0; };
+  const double vcpu_s = simulated_s * vcpus;
   j["perf"] = {{"wall_s", wall},
-               {"events", events},
-               {"inline_steps", steps},
-               {"events_per_s", wall > 0 ? static_cast<double>(events) / wall : 0.0},
-               {"steps_per_s", wall > 0 ? static_cast<double>(events + steps) / wall : 0.0},
                {"cpu_s", cpu},
-               {"events_per_cpu_s", cpu > 0 ? static_cast<double>(events) / cpu : 0.0}};
+               {"events", events},
+               {"stale_events", counts.stale()},
+               {"stale_resumes", counts.stale_resumes},
+               {"stale_host_events", counts.stale_host},
+               {"events_by_kind", by_kind},
+               {"inline_steps", steps},
+               {"simulated_s", simulated_s},
+               {"vcpus", vcpus},
+               {"events_per_s", per(static_cast<double>(events), wall)},
+               {"events_per_cpu_s", per(static_cast<double>(events), cpu)},
+               {"steps_per_s", per(static_cast<double>(events + steps), wall)},
+               {"sim_s_per_wall_s", per(simulated_s, wall)},
+               {"sim_s_per_cpu_s", per(simulated_s, cpu)},
+               {"vcpu_s_per_wall_s", per(vcpu_s, wall)},
+               {"vcpu_s_per_cpu_s", per(vcpu_s, cpu)}};
   return j;
 }
 

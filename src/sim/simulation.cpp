@@ -104,15 +104,15 @@ void Simulation::run() {
     if (resume) {
       now_ = resumes_.top_time();
       Vcpu& v = vcpu(static_cast<int>(resumes_.pop()));
-      ++events_;
       v.resume_at = kNever;
       // Guest code runs only on a vCPU the host has on a pCPU; vcpu_start() re-arms the
       // resume of one that was stopped (e.g. the guests' first resumes, before the host
       // scheduler placed them).
       if (!v.running) {
-        ++stale_events_;
+        ++counts_.stale_resumes;
         continue;
       }
+      counts_.add(EventKind::vcpu_resume);
       v.guest->dispatch(v);
       continue;
     }
@@ -131,38 +131,48 @@ void Simulation::run() {
 
 void Simulation::dispatch(const Event& e) {
   switch (e.kind) {
-    case EventKind::vcpu_resume:  // vCPU resumes live in resumes_
-      ++stale_events_;
+    case EventKind::vcpu_resume:  // vCPU resumes live in resumes_: a leftover entry
+      ++counts_.stale_resumes;
       return;
     case EventKind::vcpu_tick: {
-      ++events_;
+      counts_.add(e.kind);
       Vcpu& v = vcpu(static_cast<int>(e.target));
       v.guest->tick(v);
       return;
     }
     case EventKind::warmup_end:
+      counts_.add(e.kind);
       if (sampler_ != nullptr) sampler_->before_reset();
       for (auto& g : guests_) g->reset_stats();
       platform_->measure_start();
       return;
     case EventKind::run_end:
+      counts_.add(e.kind);
       stop_ = true;
       return;
     case EventKind::sample:
+      counts_.add(e.kind);
       sampler_->sample(now_);
       last_sample_ = now_;
       if (now_ + sample_interval_ < end_)
         queue_.push(now_ + sample_interval_, EventKind::sample, 0, 0);
       return;
     case EventKind::watchdog:
+      counts_.add(e.kind);
       if (watchdog_.check()) stop_ = true;
       return;
     case EventKind::fault:
+      counts_.add(e.kind);
       faults_.on_event(e);
       return;
     case EventKind::timer:
     case EventKind::host:
-      platform_->on_event(e);
+      if (!platform_->on_event(e)) {
+        ++counts_.stale_host;
+        return;
+      }
+      counts_.add(e.kind);
+      counts_.add_host(e.arg);
       return;
   }
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "scenario/scenario.hpp"
+#include "sim/engine/event_counts.hpp"
 #include "sim/engine/event_queue.hpp"
 #include "sim/engine/resume_queue.hpp"
 #include "sim/engine/time.hpp"
@@ -96,10 +97,11 @@ class Simulation {
   }
 
   // ---- Statistics -----------------------------------------------------------------------
-  // Events dispatched (stale, cancelled resumes excluded) and time steps taken inside a
-  // fiber without a switch.
-  std::uint64_t events() const { return events_; }
-  std::uint64_t stale_events() const { return stale_events_; }
+  // Events dispatched, every kind (stale ones excluded; engine/event_counts.hpp), and time
+  // steps taken inside a fiber without a switch.
+  std::uint64_t events() const { return counts_.dispatched(); }
+  std::uint64_t stale_events() const { return counts_.stale(); }
+  const EventCounts& event_counts() const { return counts_; }
   // CPU time of the thread that ran run() (excludes set-up): the honest speed figure on a
   // shared machine, where wall time also counts other processes.
   double run_cpu_seconds() const { return run_cpu_s_; }
@@ -121,8 +123,7 @@ class Simulation {
   Time now_ = 0;
   Time measure_start_ = 0;
   Time end_ = 0;
-  std::uint64_t events_ = 0;
-  std::uint64_t stale_events_ = 0;
+  EventCounts counts_;
   double run_cpu_s_ = 0;
   std::uint64_t inline_steps_ = 0;
   bool stop_ = false;

@@ -308,7 +308,27 @@ void KvmPlatform::wake_vcpu(Vcpu& v) {
 
 // ---- Events ------------------------------------------------------------------------------------
 
-void KvmPlatform::on_event(const Event& e) {
+const char* KvmPlatform::event_name(std::uint8_t arg) const {
+  switch (static_cast<Timer>(arg)) {
+    case kTick:
+      return "host_tick";
+    case kPollEnd:
+      return "halt_poll_end";
+    case kPle:
+      return "ple_window";
+    case kWake:
+      return "vcpu_entry";
+    case kHkWake:
+      return "housekeeping_wake";
+    case kHkEnd:
+      return "housekeeping_end";
+    case kHogEnd:
+      return "hog_end";
+  }
+  return "host";
+}
+
+bool KvmPlatform::on_event(const Event& e) {
   const std::int64_t now = sim_->now();
   const auto& hs = *sc_.host;
   if (e.arg == kTick) {
@@ -316,24 +336,24 @@ void KvmPlatform::on_event(const Event& e) {
     // trigger_load_balance(): every tick looks whether a domain's balance is due.
     sched_->balance(now);
     sim_->queue().push(now + hs.tick_ns, EventKind::host, 0, 0, kTick);
-    return;
+    return true;
   }
   if (e.arg == kHkWake || e.arg == kHkEnd) {
     housekeeping_event(static_cast<int>(e.target), static_cast<Timer>(e.arg));
-    return;
+    return true;
   }
   if (e.arg == kHogEnd) {
     hog_end(static_cast<int>(e.target));
-    return;
+    return true;
   }
   Vcpu& v = sim_->vcpu(static_cast<int>(e.target));
   VcpuState& s = st(v);
-  if (e.gen != gen_of(s, static_cast<Timer>(e.arg))) return;  // superseded
+  if (e.gen != gen_of(s, static_cast<Timer>(e.arg))) return false;  // superseded
   switch (e.arg) {
     case kWake: {
       s.pending_wake = false;
       sched_->set_nonpreemptible(s.thread, false);
-      if (!sched_->running(s.thread)) return;
+      if (!sched_->running(s.thread)) return true;
       if (s.halt == HaltState::checking) {
         // kvm_sched_in() cleared ready; kvm_vcpu_check_block() finds nothing the halted
         // guest can take, and the thread blocks again without entering the guest.
@@ -341,7 +361,7 @@ void KvmPlatform::on_event(const Event& e) {
         s.preempted = false;
         s.halt = HaltState::blocked;
         sched_->block(s.thread, now);
-        return;
+        return true;
       }
       s.pi_on = false;  // guest entry syncs the posted interrupts
       if (s.exit_return) {
@@ -350,7 +370,7 @@ void KvmPlatform::on_event(const Event& e) {
         entered_after_kick(v, now);
         sim_->vcpu_start(v);
         if (s.spinning && hs.kvm.ple) schedule_ple(v);
-        return;
+        return true;
       }
       // kvm_sched_in() + record_steal_time(): not preempted any more; PLE window reset.
       s.ready = false;
@@ -365,22 +385,22 @@ void KvmPlatform::on_event(const Event& e) {
       }
       sim_->vcpu_start(v);
       if (s.spinning && hs.kvm.ple) schedule_ple(v);
-      return;
+      return true;
     }
     case kPollEnd:
-      if (s.halt != HaltState::polling || !v.halted) return;
+      if (s.halt != HaltState::polling || !v.halted) return true;
       ++counters_.halt_blocks;
       ++gc(v).halt_blocks;
       // (A polling thread is never preempted: it gives way instead, see on_switch().)
       s.halt = HaltState::blocked;
       if (hs.kvm.preempted_on_every_put) v.steal.preempted.hw_store(1);
       sched_->block(s.thread, now);
-      return;
+      return true;
     case kPle:
       handle_pause(v);
-      return;
+      return true;
     default:
-      return;
+      return true;
   }
 }
 

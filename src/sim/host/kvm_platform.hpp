@@ -132,7 +132,8 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   double kick(Vcpu& from, Vcpu& to) override;
   double send_ipi(Vcpu& from, Vcpu& to, double handler_ns) override;
   double sched_yield(Vcpu& from, Vcpu& to) override;
-  void on_event(const Event& e) override;
+  bool on_event(const Event& e) override;
+  const char* event_name(std::uint8_t arg) const override;
   void spin_begin(Vcpu& v) override;
   void spin_end(Vcpu& v) override;
   void measure_start() override;

@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The simulator's speed on a fixed set of scenarios, optionally against a second binary.
+
+Every scenario runs `pvlock run FILE --set ... --json`; the run's own "perf" gives the events it
+dispatched (every kind, stale ones apart) and the CPU seconds of the simulating thread, and
+the deterministic part gives simulated time and vCPUs. Printed per scenario (medians over the
+runs): wall and CPU seconds, events per second, simulated seconds and vCPU-seconds per
+second -- per wall second and per CPU second of the whole process (user + sys, from wait4,
+which also gives the peak RSS). With --vs B the two binaries run in turn (A B A B ...), so a
+drifting machine slows both alike, and the ratio column is B's time over A's, pair by pair
+(> 1: A is faster); the script also says whether both produced the same results outside
+"perf". `--reproduce` adds `pvlock reproduce --quick` as one more row.
+
+Usage: bench/sim_scenarios.py --pvlock build/pvlock [--vs OTHER] [--runs 3] [--only NAME]
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# (name, scenario file, --set overrides): the experiments' cells at their full durations.
+SCENARIOS = [
+    ("lock2 bare metal", "examples/lock2-baremetal.toml", []),
+    ("lockloop 2x16", "examples/overcommit-lockloop.toml", []),
+    ("seed000 3 VMs", "experiments/seed000/ebizzy-3vm.toml",
+     ["vm[0].guest.wait_early=prev_halted_or_preempted"]),
+    ("seed001 1 VM", "experiments/seed001/ebizzy.toml",
+     ["vm[0].count=1", "host.kvm.kick_boost=false"]),
+    ("seed001 2 VMs", "experiments/seed001/ebizzy.toml",
+     ["vm[0].count=2", "host.kvm.kick_boost=false"]),
+    ("seed001 3 VMs", "experiments/seed001/ebizzy.toml",
+     ["vm[0].count=3", "host.kvm.kick_boost=false"]),
+    ("seed003 messaging", "experiments/seed003/messaging.toml",
+     ["vm[0].guest.break_on_prev_preempted=false"]),
+    ("seed004 fio", "experiments/seed004/fio.toml", ["vm[0].guest.vcpu_is_preempted_ns=30"]),
+]
+
+
+def run_once(cmd):
+    """Runs cmd; returns (stdout, wall s, user+sys s, peak RSS MiB)."""
+    t0 = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    out = proc.stdout.read()
+    err = proc.stderr.read()
+    _, status, ru = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"{' '.join(cmd)}: exit {os.waitstatus_to_exitcode(status)}\n{err.decode()}")
+    return out, wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024.0
+
+
+def scenario_cmd(binary, path, sets):
+    cmd = [binary, "run", path, "--json"]
+    for s in sets:
+        cmd += ["--set", s]
+    return cmd
+
+
+def results_of(doc):
+    doc = dict(doc)
+    doc.pop("perf", None)
+    return doc
+
+
+def measure(binary, name, path, sets):
+    if path is None:  # reproduce --quick
+        out, wall, cpu, rss = run_once([binary, "reproduce", "--quick", "--json"])
+        return {"wall": wall, "cpu": cpu, "rss": rss, "results": results_of(json.loads(out))}
+    out, wall, cpu, rss = run_once(scenario_cmd(binary, path, sets))
+    doc = json.loads(out)
+    sim_s = doc["simulated_ns"] * 1e-9
+    vcpus = sum(vm["vcpus"] for vm in doc["vms"])
+    return {"wall": wall, "cpu": cpu, "rss": rss, "sim_s": sim_s, "vcpus": vcpus,
+            "events": doc["perf"].get("events"),
+            "all_events": "events_by_kind" in doc["perf"], "results": results_of(doc)}
+
+
+def med(rows, key):
+    return statistics.median(r[key] for r in rows)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pvlock", required=True, help="binary A")
+    ap.add_argument("--vs", help="binary B, run in turn with A")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--only", action="append", help="scenario names containing this (repeatable)")
+    ap.add_argument("--reproduce", action="store_true", help="add `reproduce --quick`")
+    ap.add_argument("--json", action="store_true", help="print the rows as JSON")
+    a = ap.parse_args()
+    if a.runs < 1:
+        sys.exit("--runs: at least 1")
+    todo = [s for s in SCENARIOS if not a.only or any(o in s[0] for o in a.only)]
+    if a.reproduce:
+        todo.append(("reproduce --quick", None, []))
+    rows = []
+    hdr = (f"{'scenario':<20} {'wall s':>7} {'CPU s':>7} {'Mev/s':>7} {'sim-s/s':>8} "
+           f"{'vCPU-s/s':>9} {'MiB':>6}")
+    if a.vs:
+        hdr += f" {'B wall':>7} {'B CPU':>7} {'B/A wall':>8} {'B/A CPU':>8} same"
+    print(hdr + "\n  (rates per wall second; CPU figures: user + sys of the process)")
+    for name, path, sets in todo:
+        ra, rb = [], []
+        for _ in range(a.runs):
+            ra.append(measure(a.pvlock, name, path, sets))
+            if a.vs:
+                rb.append(measure(a.vs, name, path, sets))
+        row = {"scenario": name, "wall_s": med(ra, "wall"), "cpu_s": med(ra, "cpu"),
+               "peak_rss_mib": med(ra, "rss")}
+        line = f"{name:<20} {row['wall_s']:>7.2f} {row['cpu_s']:>7.2f}"
+        if path is not None:
+            ev = ra[0]["events"] if ra[0]["all_events"] else None
+            row["events"] = ev
+            row["simulated_s"] = ra[0]["sim_s"]
+            row["vcpus"] = ra[0]["vcpus"]
+            for unit, key in (("wall", "wall"), ("cpu", "cpu")):
+                t = row[f"{key}_s"]
+                row[f"events_per_{unit}_s"] = ev / t if ev else None
+                row[f"sim_s_per_{unit}_s"] = ra[0]["sim_s"] / t
+                row[f"vcpu_s_per_{unit}_s"] = ra[0]["sim_s"] * ra[0]["vcpus"] / t
+            evs = f"{row['events_per_wall_s'] / 1e6:>7.2f}" if ev else f"{'-':>7}"
+            line += (f" {evs} {row['sim_s_per_wall_s']:>8.3f} {row['vcpu_s_per_wall_s']:>9.2f}")
+        else:
+            line += f" {'-':>7} {'-':>8} {'-':>9}"
+        line += f" {row['peak_rss_mib']:>6.0f}"
+        if a.vs:
+            row["b_wall_s"] = med(rb, "wall")
+            row["b_cpu_s"] = med(rb, "cpu")
+            row["b_peak_rss_mib"] = med(rb, "rss")
+            row["ratio_wall"] = statistics.median(y["wall"] / x["wall"] for x, y in zip(ra, rb))
+            row["ratio_cpu"] = statistics.median(y["cpu"] / x["cpu"] for x, y in zip(ra, rb))
+            row["same_results"] = all(x["results"] == y["results"] for x, y in zip(ra, rb))
+            line += (f" {row['b_wall_s']:>7.2f} {row['b_cpu_s']:>7.2f} {row['ratio_wall']:>8.2f}"
+                     f" {row['ratio_cpu']:>8.2f} {'yes' if row['same_results'] else 'NO'}")
+        print(line, flush=True)
+        rows.append(row)
+    if a.json:
+        print(json.dumps(rows, indent=1))
+    if a.vs and not all(r["same_results"] for r in rows):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
