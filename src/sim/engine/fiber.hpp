@@ -1,4 +1,5 @@
-// A guest task's execution context: a Boost.Context fiber with a fixed-size stack.
+// A guest task's execution context: a Boost.Context fiber on a lazily committed stack
+// (fiber_stack.hpp).
 //
 // The simulation loop resume()s a fiber; code inside it calls yield() to hand control back.
 // Only one fiber of a simulation runs at a time, so simulated concurrency is an interleaving
@@ -6,14 +7,13 @@
 #pragma once
 
 #include <boost/context/fiber.hpp>
-#include <boost/context/fixedsize_stack.hpp>
 #include <cstddef>
 #include <functional>
 #include <utility>
 
-namespace pvlock::sim {
+#include "sim/engine/fiber_stack.hpp"
 
-inline constexpr std::size_t kFiberStackBytes = 64 * 1024;
+namespace pvlock::sim {
 
 class Fiber {
  public:
@@ -24,14 +24,13 @@ class Fiber {
   // Prepares the fiber; `body` runs on the first resume(). When it returns the fiber is done.
   void start(std::function<void()> body) {
     body_ = std::move(body);
-    ctx_ =
-        boost::context::fiber(std::allocator_arg, boost::context::fixedsize_stack(kFiberStackBytes),
-                              [this](boost::context::fiber&& caller) {
-                                caller_ = std::move(caller);
-                                body_();
-                                done_ = true;
-                                return std::move(caller_);
-                              });
+    ctx_ = boost::context::fiber(std::allocator_arg, PooledStack{},
+                                 [this](boost::context::fiber&& caller) {
+                                   caller_ = std::move(caller);
+                                   body_();
+                                   done_ = true;
+                                   return std::move(caller_);
+                                 });
   }
   // From the scheduler: run the fiber until it yields or finishes.
   void resume() { ctx_ = std::move(ctx_).resume(); }
