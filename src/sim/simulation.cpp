@@ -2,6 +2,8 @@
 
 #include <time.h>
 
+#include <stdexcept>
+
 #include "sim/bare_metal.hpp"
 #include "sim/context.hpp"
 #include "sim/guest/guest.hpp"
@@ -47,18 +49,36 @@ Guest& Simulation::add_guest(std::string name, const scenario::GuestSpec& spec, 
 void Simulation::schedule_resume(Vcpu& v, Time at) {
   ++v.gen;
   v.resume_at = at;
-  const auto idx = static_cast<std::uint32_t>(v.index);
+  const auto slot = static_cast<std::uint32_t>(v.index) * kSlotsPerVcpu;
   // A resume after the end never happens.
   if (at > end_)
-    resumes_.erase(idx);
+    resumes_.erase(slot);
   else
-    resumes_.set(idx, at, queue_.take_seq());
+    resumes_.set(slot, at, queue_.take_seq());
 }
 
 void Simulation::cancel_resume(Vcpu& v) {
   ++v.gen;
   v.resume_at = kNever;
-  resumes_.erase(static_cast<std::uint32_t>(v.index));
+  resumes_.erase(static_cast<std::uint32_t>(v.index) * kSlotsPerVcpu);
+}
+
+void Simulation::arm_vcpu_timer(Vcpu& v, std::uint32_t which, Time at, std::uint32_t gen,
+                                std::uint8_t arg) {
+  const std::uint32_t slot = static_cast<std::uint32_t>(v.index) * kSlotsPerVcpu + 1 + which;
+  // The sequence number is taken even for a timer after the end (one that never fires), as a
+  // push on the main queue would take it.
+  const std::uint64_t seq = queue_.take_seq();
+  if (at > end_) {
+    resumes_.erase(slot);
+    return;
+  }
+  timer_slots_[slot] = TimerSlot{gen, arg};
+  resumes_.set(slot, at, seq);
+}
+
+void Simulation::cancel_vcpu_timer(Vcpu& v, std::uint32_t which) {
+  resumes_.erase(static_cast<std::uint32_t>(v.index) * kSlotsPerVcpu + 1 + which);
 }
 
 void Simulation::vcpu_stop(Vcpu& v) {
@@ -83,7 +103,10 @@ void Simulation::run() {
   const Context saved = tl_ctx;
   const double cpu0 = thread_cpu_seconds();
   tl_ctx = Context{this, nullptr};
-  resumes_.resize(vcpus_.size());
+  if (vcpus_.size() * kSlotsPerVcpu > ResumeQueue::kMaxSlots)
+    throw std::invalid_argument("too many vCPUs for the simulator's resume queue");
+  resumes_.resize(vcpus_.size() * kSlotsPerVcpu);
+  timer_slots_.assign(vcpus_.size() * kSlotsPerVcpu, TimerSlot{});
   if (tracer_ != nullptr) tracer_->attach(*this);  // before the host's first switches
   platform_->attach(*this);
   queue_.push(measure_start_, EventKind::warmup_end, 0, 0);
@@ -103,17 +126,8 @@ void Simulation::run() {
          (resumes_.top_time() == queue_.next_time() && resumes_.top_seq() < queue_.top_seq()));
     if (resume) {
       now_ = resumes_.top_time();
-      Vcpu& v = vcpu(static_cast<int>(resumes_.pop()));
-      v.resume_at = kNever;
-      // Guest code runs only on a vCPU the host has on a pCPU; vcpu_start() re-arms the
-      // resume of one that was stopped (e.g. the guests' first resumes, before the host
-      // scheduler placed them).
-      if (!v.running) {
-        ++counts_.stale_resumes;
-        continue;
-      }
-      counts_.add(EventKind::vcpu_resume);
-      v.guest->dispatch(v);
+      const std::uint64_t seq = resumes_.top_seq();
+      dispatch_slot(resumes_.pop(), seq);
       continue;
     }
     const Event e = queue_.pop();
@@ -127,6 +141,25 @@ void Simulation::run() {
   if (tracer_ != nullptr) tracer_->finish(now_);
   tl_ctx = saved;
   run_cpu_s_ = thread_cpu_seconds() - cpu0;
+}
+
+void Simulation::dispatch_slot(std::uint32_t slot, std::uint64_t seq) {
+  Vcpu& v = vcpu(static_cast<int>(slot / kSlotsPerVcpu));
+  if (const std::uint32_t which = slot % kSlotsPerVcpu; which != 0) {
+    const TimerSlot& t = timer_slots_[slot];
+    dispatch(Event{now_, seq, static_cast<std::uint32_t>(v.index), t.gen, EventKind::host, t.arg});
+    return;
+  }
+  v.resume_at = kNever;
+  // Guest code runs only on a vCPU the host has on a pCPU; vcpu_start() re-arms the
+  // resume of one that was stopped (e.g. the guests' first resumes, before the host
+  // scheduler placed them).
+  if (!v.running) {
+    ++counts_.stale_resumes;
+    return;
+  }
+  counts_.add(EventKind::vcpu_resume);
+  v.guest->dispatch(v);
 }
 
 void Simulation::dispatch(const Event& e) {

@@ -84,6 +84,15 @@ class Simulation {
   // The vCPU's current context continues at `at` (any earlier pending resume is cancelled).
   void schedule_resume(Vcpu& v, Time at);
   void cancel_resume(Vcpu& v);
+  // A platform's one-shot timers of a vCPU (at most kVcpuTimers kinds, `which` < that): kept
+  // in the indexed queue beside the vCPU's resume, so that re-arming one moves its entry
+  // instead of leaving a stale event in the main queue (where it would cost heap work and
+  // stop try_advance_inline() until it came due). At `at` the platform's on_event() gets an
+  // EventKind::host event with `gen` and `arg`, in the same (time, sequence) order as if it
+  // had been pushed on the main queue now.
+  static constexpr std::uint32_t kVcpuTimers = 3;
+  void arm_vcpu_timer(Vcpu& v, std::uint32_t which, Time at, std::uint32_t gen, std::uint8_t arg);
+  void cancel_vcpu_timer(Vcpu& v, std::uint32_t which);
   // Host side: the vCPU leaves / gets a physical CPU. Its running-time clock stops while
   // it is off, so waits measured in running time stretch.
   void vcpu_stop(Vcpu& v);
@@ -109,12 +118,19 @@ class Simulation {
 
  private:
   void dispatch(const Event& e);
+  void dispatch_slot(std::uint32_t slot, std::uint64_t seq);
+  static constexpr std::uint32_t kSlotsPerVcpu = 1 + kVcpuTimers;  // resume, timers
+  struct TimerSlot {
+    std::uint32_t gen = 0;
+    std::uint8_t arg = 0;
+  };
 
   scenario::Scenario scenario_;
   Topology topo_;
   Coherence coherence_;
   EventQueue queue_;
-  ResumeQueue resumes_;
+  ResumeQueue resumes_;  // slots: vCPU index * kSlotsPerVcpu + 0 (resume) or 1 + timer
+  std::vector<TimerSlot> timer_slots_;  // per slot: what an armed timer delivers
   std::unique_ptr<Platform> platform_;
   std::vector<std::unique_ptr<Guest>> guests_;
   std::vector<Vcpu*> vcpus_;

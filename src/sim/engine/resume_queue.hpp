@@ -1,9 +1,12 @@
-// The pending resumes of vCPUs: at most one per vCPU, kept in an indexed binary heap so that
-// re-arming a vCPU (a spinner woken before its deadline, a wait cut short by an interrupt)
-// moves its entry instead of leaving a stale event behind. Ordered by (time, sequence) with
-// sequence numbers drawn from the main EventQueue, so the two queues interleave exactly as
-// one queue would. Each heap node carries its key, so that sifting compares adjacent memory
-// instead of looking the key up per vCPU (the queue is the simulator's hottest structure).
+// The pending resumes and per-vCPU timers of vCPUs: at most one entry per slot (a slot is a
+// vCPU's resume or one of its host timers), kept in an indexed 4-ary min-heap so that
+// re-arming a slot (a spinner woken before its deadline, a wait cut short by an interrupt, a
+// PLE window restarted) moves its entry instead of leaving a stale event behind. Ordered by
+// (time, sequence) with sequence numbers drawn from the main EventQueue, so the two queues
+// interleave exactly as one queue would. A node is 16 bytes -- the time, and the sequence
+// number and slot packed into one word (sequence numbers are unique, so comparing the packed
+// word orders by sequence) -- so the four children of a node share one cache line and a
+// sift compares adjacent memory (the queue is the simulator's hottest structure).
 #pragma once
 
 #include <cstdint>
@@ -15,20 +18,23 @@ namespace pvlock::sim {
 
 class ResumeQueue {
  public:
+  static constexpr unsigned kSlotBits = 24;  // up to 16M slots; sequence numbers below 2^40
+  static constexpr std::uint64_t kMaxSlots = std::uint64_t{1} << kSlotBits;
+
   void resize(std::size_t n) {
     pos_.assign(n, kAbsent);
     heap_.clear();
     heap_.reserve(n);
   }
   bool empty() const { return heap_.empty(); }
-  std::uint32_t top() const { return heap_.front().v; }
+  std::uint32_t top() const { return slot_of(heap_.front()); }
   Time top_time() const { return heap_.empty() ? kNever : heap_.front().time; }
-  std::uint64_t top_seq() const { return heap_.front().seq; }
+  std::uint64_t top_seq() const { return heap_.front().key >> kSlotBits; }
 
-  // Schedules (or moves) the resume of `v`.
-  void set(std::uint32_t v, Time t, std::uint64_t seq) {
-    const Node n{t, seq, v};
-    const std::uint32_t i = pos_[v];
+  // Schedules (or moves) the entry of `slot`.
+  void set(std::uint32_t slot, Time t, std::uint64_t seq) {
+    const Node n{t, (seq << kSlotBits) | slot};
+    const std::uint32_t i = pos_[slot];
     if (i == kAbsent) {
       heap_.push_back(n);
       sift_up(static_cast<std::uint32_t>(heap_.size() - 1), n);
@@ -38,45 +44,50 @@ class ResumeQueue {
       sift_up(i, n);
     }
   }
-  void erase(std::uint32_t v) {
-    const std::uint32_t i = pos_[v];
+  void erase(std::uint32_t slot) {
+    const std::uint32_t i = pos_[slot];
     if (i == kAbsent) return;
-    pos_[v] = kAbsent;
+    pos_[slot] = kAbsent;
     const Node last = heap_.back();
     heap_.pop_back();
     if (i == heap_.size()) return;  // it was the last node
-    if (i > 0 && less(last, heap_[(i - 1) / 2]))
+    if (i > 0 && less(last, heap_[parent(i)]))
       sift_up(i, last);
     else
       sift_down(i, last);
   }
+  bool contains(std::uint32_t slot) const { return pos_[slot] != kAbsent; }
   std::uint32_t pop() {
-    const std::uint32_t v = heap_.front().v;
-    pos_[v] = kAbsent;
+    const std::uint32_t s = slot_of(heap_.front());
+    pos_[s] = kAbsent;
     const Node last = heap_.back();
     heap_.pop_back();
     if (!heap_.empty()) sift_down(0, last);
-    return v;
+    return s;
   }
 
  private:
   struct Node {
     Time time;
-    std::uint64_t seq;
-    std::uint32_t v;
+    std::uint64_t key;  // sequence << kSlotBits | slot
   };
   static constexpr std::uint32_t kAbsent = ~std::uint32_t{0};
+  static constexpr std::uint32_t kArity = 4;
+  static std::uint32_t slot_of(const Node& n) {
+    return static_cast<std::uint32_t>(n.key & (kMaxSlots - 1));
+  }
+  static std::uint32_t parent(std::uint32_t i) { return (i - 1) / kArity; }
   static bool less(const Node& a, const Node& b) {
-    return a.time < b.time || (a.time == b.time && a.seq < b.seq);
+    return a.time < b.time || (a.time == b.time && a.key < b.key);
   }
   void place(std::uint32_t i, const Node& n) {
     heap_[i] = n;
-    pos_[n.v] = i;
+    pos_[slot_of(n)] = i;
   }
   // Moves the hole at i up until `n` fits there.
   void sift_up(std::uint32_t i, const Node& n) {
     while (i > 0) {
-      const std::uint32_t p = (i - 1) / 2;
+      const std::uint32_t p = parent(i);
       if (!less(n, heap_[p])) break;
       place(i, heap_[p]);
       i = p;
@@ -87,9 +98,12 @@ class ResumeQueue {
   void sift_down(std::uint32_t i, const Node& n) {
     const auto size = static_cast<std::uint32_t>(heap_.size());
     for (;;) {
-      std::uint32_t c = 2 * i + 1;
-      if (c >= size) break;
-      if (c + 1 < size && less(heap_[c + 1], heap_[c])) ++c;
+      const std::uint32_t first = kArity * i + 1;
+      if (first >= size) break;
+      const std::uint32_t end = first + kArity < size ? first + kArity : size;
+      std::uint32_t c = first;
+      for (std::uint32_t k = first + 1; k < end; ++k)
+        if (less(heap_[k], heap_[c])) c = k;
       if (!less(heap_[c], n)) break;
       place(i, heap_[c]);
       i = c;

@@ -16,16 +16,8 @@ namespace pvlock::sim {
 KvmPlatform::KvmPlatform(const scenario::Scenario& sc) : sc_(sc) {}
 KvmPlatform::~KvmPlatform() = default;
 
-KvmPlatform::VcpuState& KvmPlatform::st(const Vcpu& v) {
-  return state_[static_cast<std::size_t>(v.index)];
-}
-
 HostCounters& KvmPlatform::gc(const Vcpu& v) {
   return per_guest_[static_cast<std::size_t>(v.guest->index())];
-}
-
-Vcpu* KvmPlatform::vcpu_of(host::ThreadId t) const {
-  return t == host::kIdle ? nullptr : thread_vcpu_[static_cast<std::size_t>(t)];
 }
 
 void KvmPlatform::attach(Simulation& sim) {
@@ -142,10 +134,19 @@ std::uint32_t& KvmPlatform::gen_of(VcpuState& s, Timer kind) {
   return kind == kWake ? s.wake_gen : kind == kPollEnd ? s.poll_gen : s.ple_gen;
 }
 
+std::uint32_t KvmPlatform::timer_slot(Timer kind) {
+  return kind == kWake ? 0 : kind == kPollEnd ? 1 : 2;
+}
+
 void KvmPlatform::arm_timer(Vcpu& v, std::int64_t at, Timer kind) {
   std::uint32_t& gen = gen_of(st(v), kind);
   ++gen;
-  sim_->queue().push(at, EventKind::host, static_cast<std::uint32_t>(v.index), gen, kind);
+  sim_->arm_vcpu_timer(v, timer_slot(kind), at, gen, kind);
+}
+
+void KvmPlatform::cancel_timer(Vcpu& v, Timer kind) {
+  ++gen_of(st(v), kind);
+  sim_->cancel_vcpu_timer(v, timer_slot(kind));
 }
 
 // ---- Host housekeeping ----------------------------------------------------------------------
@@ -205,13 +206,13 @@ void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, 
     sim_->vcpu_stop(*v);
     if (s.pending_wake) {
       s.pending_wake = false;
-      ++s.wake_gen;  // the start we were waiting for will not happen
+      cancel_timer(*v, kWake);  // the start we were waiting for will not happen
       if (!s.exit_return) {
         ++counters_.switch_ins_cancelled;
         ++gc(*v).switch_ins_cancelled;
       }
     }
-    ++s.ple_gen;  // a descheduled vCPU does not spin
+    cancel_timer(*v, kPle);  // a descheduled vCPU does not spin
     if (prev_runnable) {
       // kvm_sched_out(): the thread stays runnable, so the vCPU is "preempted"; the steal
       // time record tells the guest (vcpu_is_preempted), and it is a directed-yield target.

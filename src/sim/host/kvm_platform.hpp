@@ -30,6 +30,7 @@
 
 #include "scenario/scenario.hpp"
 #include "sim/engine/rng.hpp"
+#include "sim/guest/vcpu.hpp"
 #include "sim/host/directed_yield.hpp"
 #include "sim/host/host_scheduler.hpp"
 #include "sim/platform.hpp"
@@ -184,8 +185,10 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
 
   void on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, bool prev_runnable,
                  std::int64_t now) override;
-  Vcpu* vcpu_of(host::ThreadId t) const;
-  VcpuState& st(const Vcpu& v);
+  Vcpu* vcpu_of(host::ThreadId t) const {
+    return t == host::kIdle ? nullptr : thread_vcpu_[static_cast<std::size_t>(t)];
+  }
+  VcpuState& st(const Vcpu& v) { return state_[static_cast<std::size_t>(v.index)]; }
   // The vCPU's wait in a run queue ends (the host switches to its thread): add the wait to
   // its steal time.
   void account_steal(Vcpu& v, std::int64_t now);
@@ -211,7 +214,11 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   // at this instant and is not on its CPU yet (see kick()).
   host::YieldResult directed_yield(Vcpu& from, Vcpu& to, std::uint64_t& tried, std::uint64_t& done,
                                    bool target_switching_in = false);
+  // A vCPU's kWake, kPollEnd and kPle timers live in the simulation's per-vCPU timer slots
+  // (Simulation::arm_vcpu_timer); arming one supersedes the pending one of its kind.
   void arm_timer(Vcpu& v, std::int64_t at, Timer kind);
+  void cancel_timer(Vcpu& v, Timer kind);
+  static std::uint32_t timer_slot(Timer kind);
   std::uint32_t& gen_of(VcpuState& s, Timer kind);
   HostCounters& gc(const Vcpu& v);
   // Host housekeeping (HostSpec::housekeeping_*): one pinned thread per pCPU.
