@@ -9,6 +9,8 @@
 #include <array>
 #include <vector>
 
+#include "sim/engine/rng.hpp"
+
 namespace pvlock::sim::host {
 namespace {
 
@@ -127,6 +129,83 @@ TEST(DirectedYield, ASecondPassRunsOnlyIfTheFirstPassEndedWithoutAnEsrch) {
   vm.result[4] = YieldResult::single_tasks;
   EXPECT_EQ(vm.pick(/*me=*/5, /*last=*/2), -1);
   EXPECT_TRUE((vm.tried == std::vector<int>{3, 4}));
+}
+
+// The rules as one loop over every vCPU, k = 1..n from last_boosted (kvm_vcpu_on_spin()'s
+// own loop shape): the reference the two-pass, candidate-skipping scan must agree with.
+template <class View, class Eligible, class TryYield>
+int reference_pick(int n, int me, int last, bool kernel_mode, bool preempted_only, View view,
+                   Eligible eligible, TryYield try_yield) {
+  int budget = 3;
+  bool last_single = false;
+  for (int k = 1; k <= n; ++k) {
+    const int i = (last + k) % n;
+    if (i == 0 && k > 1 && last_single) return -1;
+    if (i == me) continue;
+    const DyView v = view(i);
+    if (!v.ready || !v.runnable) continue;
+    if ((v.preempted || !preempted_only) && kernel_mode && !v.in_kernel && !v.irq_pending) continue;
+    if (!eligible(i)) continue;
+    const YieldResult r = try_yield(i);
+    last_single = r == YieldResult::single_tasks;
+    if (r == YieldResult::yielded) return i;
+    if (r == YieldResult::single_tasks && --budget == 0) return -1;
+  }
+  return -1;
+}
+
+TEST(DirectedYield, SkippingNonCandidatesChoosesAsTheFullScanDoes) {
+  // Random VMs of up to 150 vCPUs (bitmaps of several words), random states and results:
+  // the scan that jumps over vCPUs which cannot pass (not ready, or user mode without an
+  // interrupt) makes the same tries, the same dy_eligible toggles and the same choice.
+  Rng rng(42);
+  for (int round = 0; round < 20000; ++round) {
+    const int n = 1 + static_cast<int>(rng.below(150));
+    const int me = static_cast<int>(rng.below(static_cast<std::uint64_t>(n)));
+    const int last = static_cast<int>(rng.below(static_cast<std::uint64_t>(n)));
+    const bool kernel_mode = rng.below(4) != 0;
+    const bool preempted_only = rng.below(2) != 0;
+    std::vector<DyView> view(static_cast<std::size_t>(n));
+    std::vector<YieldResult> result(static_cast<std::size_t>(n));
+    std::vector<SpinLoopState> spin_a(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < view.size(); ++i) {
+      view[i] = DyView{rng.below(3) != 0, rng.below(5) != 0, rng.below(3) == 0, rng.below(6) == 0,
+                       rng.below(4) != 0};
+      result[i] = static_cast<YieldResult>(rng.below(3));
+      spin_a[i].in_spin_loop = rng.below(3) == 0;
+      spin_a[i].dy_eligible = rng.below(2) == 0;
+    }
+    std::vector<SpinLoopState> spin_b = spin_a;
+    std::vector<int> tried_a, tried_b;
+    const auto at = [](auto& v, int i) -> auto& { return v[static_cast<std::size_t>(i)]; };
+    const int want = reference_pick(
+        n, me, last, kernel_mode, preempted_only, [&](int i) { return at(view, i); },
+        [&](int i) { return at(spin_a, i).looked_at(); },
+        [&](int i) {
+          tried_a.push_back(i);
+          return at(result, i);
+        });
+    const auto may_pass = [&](int i) {
+      const DyView& v = at(view, i);
+      return v.ready &&
+             (!kernel_mode || v.in_kernel || v.irq_pending || (preempted_only && !v.preempted));
+    };
+    const int got = pick_directed_yield(
+        n, me, last, kernel_mode, preempted_only,
+        [&](int i) {
+          while (i < n && !may_pass(i)) ++i;
+          return i;
+        },
+        [&](int i) { return at(view, i); }, [&](int i) { return at(spin_b, i).looked_at(); },
+        [&](int i) {
+          tried_b.push_back(i);
+          return at(result, i);
+        });
+    ASSERT_EQ(got, want) << "round " << round;
+    ASSERT_EQ(tried_b, tried_a) << "round " << round;
+    for (int i = 0; i < n; ++i)
+      ASSERT_EQ(at(spin_b, i).dy_eligible, at(spin_a, i).dy_eligible) << "round " << round;
+  }
 }
 
 // Three looks by other handlers: which of them find the vCPU eligible.

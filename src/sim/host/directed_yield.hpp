@@ -72,35 +72,60 @@ struct SpinLoopState {
 // Returns the index of the vCPU yielded to, or -1. `view(i)` describes vCPU i,
 // `eligible(i)` applies the dy_eligible rule (and its toggle), `try_yield(i)` attempts
 // yield_to(). `yield_to_kernel_mode` is true for PLE exits taken in guest kernel mode;
-// `preempted_only` is the host's 046ddeed.
+// `preempted_only` is the host's 046ddeed. `next(i)` is the first vCPU at or after i (or n)
+// that may pass the rules: a caller that tracks candidates skips the rest of the VM without
+// looking at each (the scan is then as long as the candidates, not the VM). Every vCPU that
+// next() passes over must be one the rules would skip (not ready, or preempted in user mode
+// with no interrupt that exempts it), since looking at a vCPU has a side effect
+// (dy_eligible's toggle) only once the other rules have passed it. 0 <= last_boosted < n.
+template <class Next, class View, class Eligible, class TryYield>
+int pick_directed_yield(int n, int me, int last_boosted, bool yield_to_kernel_mode,
+                        bool preempted_only, Next&& next, View&& view, Eligible&& eligible,
+                        TryYield&& try_yield) {
+  int budget = 3;
+  bool last_single = false;  // the last yield_to() tried returned -ESRCH
+  constexpr int kPassDone = -2;
+  // One pass over [from, to): the target, -1 (gave up) or kPassDone.
+  const auto pass = [&](int from, int to) {
+    for (int i = next(from); i < to; i = next(i + 1)) {
+      if (i == me) continue;
+      const DyView v = view(i);
+      if (!v.ready || !v.runnable) continue;
+      if ((v.preempted || !preempted_only) && yield_to_kernel_mode && !v.in_kernel &&
+          !v.irq_pending)
+        continue;
+      if (!eligible(i)) continue;
+      const YieldResult r = try_yield(i);
+      last_single = r == YieldResult::single_tasks;
+      switch (r) {
+        case YieldResult::yielded:
+          return i;
+        case YieldResult::single_tasks:
+          if (--budget == 0) return -1;
+          break;
+        case YieldResult::failed:
+          break;
+      }
+    }
+    return kPassDone;
+  };
+  // The vCPUs after last_boosted, then (unless that pass ended on -ESRCH) 0..last_boosted.
+  if (last_boosted + 1 < n) {
+    if (const int r = pass(last_boosted + 1, n); r != kPassDone) return r;
+    if (last_single) return -1;
+  }
+  const int r = pass(0, last_boosted + 1);
+  return r == kPassDone ? -1 : r;
+}
+
+// The same, looking at every vCPU.
 template <class View, class Eligible, class TryYield>
 int pick_directed_yield(int n, int me, int last_boosted, bool yield_to_kernel_mode,
                         bool preempted_only, View&& view, Eligible&& eligible,
                         TryYield&& try_yield) {
-  int budget = 3;
-  bool last_single = false;  // the last yield_to() tried returned -ESRCH
-  for (int k = 1; k <= n; ++k) {
-    const int i = (last_boosted + k) % n;
-    if (i == 0 && k > 1 && last_single) return -1;  // the second pass starts at vCPU 0
-    if (i == me) continue;
-    const DyView v = view(i);
-    if (!v.ready || !v.runnable) continue;
-    if ((v.preempted || !preempted_only) && yield_to_kernel_mode && !v.in_kernel && !v.irq_pending)
-      continue;
-    if (!eligible(i)) continue;
-    const YieldResult r = try_yield(i);
-    last_single = r == YieldResult::single_tasks;
-    switch (r) {
-      case YieldResult::yielded:
-        return i;
-      case YieldResult::single_tasks:
-        if (--budget == 0) return -1;
-        break;
-      case YieldResult::failed:
-        break;
-    }
-  }
-  return -1;
+  return pick_directed_yield(
+      n, me, last_boosted, yield_to_kernel_mode, preempted_only, [](int i) { return i; }, view,
+      eligible, try_yield);
 }
 
 }  // namespace pvlock::sim::host

@@ -199,7 +199,10 @@ double KvmPlatform::send_ipi(Vcpu& from, Vcpu& to, double handler_ns) {
   to.guest->deliver_irq(to, handler_ns);
   VcpuState& t = st(to);
   // d73eb57b80b: a vCPU receiving an interrupt is a good directed-yield target.
-  if (sc_.host->kvm.irq_boost && !sched_->running(t.thread)) t.ready = true;
+  if (sc_.host->kvm.irq_boost && !sched_->running(t.thread)) {
+    t.ready = true;
+    update_dy(to);
+  }
   leave_halt_if_woken(to);
   // vmx_deliver_posted_interrupt(): outside guest mode the vector waits in the descriptor
   // and kvm_vcpu_kick() wakes a blocked thread -- with APICv only for the interrupt that
@@ -226,7 +229,10 @@ void KvmPlatform::masked_wake(Vcpu& v) {
   ++counters_.halt_masked_wakes;
   ++gc(v).halt_masked_wakes;
   // kvm_vcpu_wake_up() marks the vCPU ready under the interrupt-delivery boost.
-  if (sc_.host->kvm.irq_boost) s.ready = true;
+  if (sc_.host->kvm.irq_boost) {
+    s.ready = true;
+    update_dy(v);
+  }
   if (trace::Tracer* tr = sim_->tracer()) tr->instant(v, "masked-IRQ wake", sim_->now());
   sched_->wake(s.thread, sim_->now());
 }

@@ -65,6 +65,7 @@ void KvmPlatform::kvm_vcpu_on_spin(Vcpu& me) {
   const bool irq_user = sc_.host->kvm.irq_boost_user_mode;
   const int target = host::pick_directed_yield(
       g.vcpu_count(), me.id, last, true, sc_.host->kvm.in_kernel_check_preempted_only,
+      [&](int i) { return next_dy_candidate(g.index(), i); },
       [&](int i) {
         const Vcpu& v = g.vcpu(i);
         const VcpuState& s = st(v);

@@ -4,6 +4,7 @@
 #include "sim/host/kvm_platform.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "sim/engine/rng.hpp"
@@ -20,6 +21,35 @@ HostCounters& KvmPlatform::gc(const Vcpu& v) {
   return per_guest_[static_cast<std::size_t>(v.guest->index())];
 }
 
+void KvmPlatform::update_dy(const Vcpu& v) {
+  const VcpuState& s = st(v);
+  const auto& kvm = sc_.host->kvm;
+  // pick_directed_yield()'s kernel-mode rule skips a ready vCPU preempted in user mode (every
+  // such vCPU when 046ddeed is absent) unless an interrupt is pending and the host exempts it.
+  const bool mode_ok = kvm.irq_boost_user_mode || s.preempted_in_kernel ||
+                       (kvm.in_kernel_check_preempted_only && !s.preempted);
+  auto& word =
+      dy_bits_[static_cast<std::size_t>(v.guest->index())][static_cast<std::size_t>(v.id) / 64];
+  const std::uint64_t bit = std::uint64_t{1} << (v.id % 64);
+  if (s.ready && mode_ok)
+    word |= bit;
+  else
+    word &= ~bit;
+}
+
+int KvmPlatform::next_dy_candidate(int guest, int from) const {
+  const auto& bits = dy_bits_[static_cast<std::size_t>(guest)];
+  const int n = sim_->guests()[static_cast<std::size_t>(guest)]->vcpu_count();
+  if (from >= n) return n;
+  auto w = static_cast<std::size_t>(from) / 64;
+  std::uint64_t word = bits[w] & (~std::uint64_t{0} << (from % 64));
+  for (;;) {
+    if (word != 0) return std::min(n, static_cast<int>(w * 64) + std::countr_zero(word));
+    if (++w == bits.size()) return n;
+    word = bits[w];
+  }
+}
+
 void KvmPlatform::attach(Simulation& sim) {
   sim_ = &sim;
   const scenario::HostSpec& hs = *sc_.host;
@@ -34,6 +64,9 @@ void KvmPlatform::attach(Simulation& sim) {
   state_.assign(static_cast<std::size_t>(sim.vcpu_count()), VcpuState{});
   per_guest_.assign(sim.guests().size(), HostCounters{});
   last_boosted_.assign(sim.guests().size(), 0);
+  dy_bits_.clear();
+  for (auto& g : sim.guests())
+    dy_bits_.emplace_back(static_cast<std::size_t>(g->vcpu_count() + 63) / 64, 0);
   // Guests are created in scenario order, `count` copies of each [[vm]].
   for (const scenario::VmSpec& vm : sc_.vms)
     for (int c = 0; c < vm.count; ++c)
@@ -221,6 +254,7 @@ void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, 
       // kvm_arch_vcpu_put(): the privilege level is recorded only at an involuntary
       // preemption (kvm_arch_vcpu_in_kernel() reads this copy). The idle loop is kernel mode.
       s.preempted_in_kernel = v->curr == nullptr || v->curr->sym != Sym::workload;
+      update_dy(*v);
       s.runnable_since = now;
       v->steal.preempted.hw_store(1);
       if (tr != nullptr) {
@@ -290,7 +324,10 @@ void KvmPlatform::wake_vcpu(Vcpu& v) {
   s.halt = HaltState::none;
   // kvm_vcpu_wake_up(): with the interrupt-delivery boost (d73eb57b80b) a woken vCPU is
   // "ready", i.e. a directed-yield candidate, until it runs.
-  if (sc_.host->kvm.irq_boost) s.ready = true;
+  if (sc_.host->kvm.irq_boost) {
+    s.ready = true;
+    update_dy(v);
+  }
   s.runnable_since = now;
   if (trace::Tracer* tr = sim_->tracer()) tr->vcpu_off_reason(v, trace::OffReason::woken, now);
   const host::HostScheduler::WakeOutcome outcome = sched_->wake(s.thread, now);
@@ -360,6 +397,7 @@ bool KvmPlatform::on_event(const Event& e) {
         // guest can take, and the thread blocks again without entering the guest.
         s.ready = false;
         s.preempted = false;
+        update_dy(v);
         s.halt = HaltState::blocked;
         sched_->block(s.thread, now);
         return true;
@@ -376,6 +414,7 @@ bool KvmPlatform::on_event(const Event& e) {
       // kvm_sched_in() + record_steal_time(): not preempted any more; PLE window reset.
       s.ready = false;
       s.preempted = false;
+      update_dy(v);
       s.ple_window = hs.kvm.ple_window_cycles;
       s.spin_loop.scheduled_in(handler_scoped_spin_mark());
       v.steal.preempted.hw_store(0);

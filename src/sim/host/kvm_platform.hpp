@@ -236,6 +236,13 @@ class KvmPlatform final : public Platform, private host::HostScheduler::Listener
   std::vector<VcpuState> state_;    // by global vCPU index
   std::vector<Vcpu*> thread_vcpu_;  // by host thread id (nullptr = stress thread)
   std::vector<int> last_boosted_;   // per guest: kvm->last_boosted_vcpu
+  // Per guest, one bit per vCPU (by Vcpu::id): may be a kvm_vcpu_on_spin() target by the
+  // platform's own state -- ready, and not ruled out by the kernel-mode rule (which only a
+  // pending interrupt could lift, on hosts with 52acd22faa1a). The scan then visits these
+  // only; pick_directed_yield() still applies every rule to each. Kept by update_dy().
+  std::vector<std::vector<std::uint64_t>> dy_bits_;
+  void update_dy(const Vcpu& v);
+  int next_dy_candidate(int guest, int from) const;
   std::vector<bool> guest_pinned_;  // per guest: dedicated pCPUs
   HostCounters counters_;
   std::vector<HostCounters> per_guest_;
