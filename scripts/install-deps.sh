@@ -14,6 +14,8 @@ packages=(
   python3 python3-matplotlib # tools/plot.py
   parallel                   # sharded sweep test
   ccache                     # faster rebuilds of the several build trees (optional)
+  linux-source-6.1           # the kernel's kernel/locking sources: the kernel:* locks
+  linux-source-6.12          # (6.12, from bookworm-security) the same against a newer tree
 )
 
 missing=()

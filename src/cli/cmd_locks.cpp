@@ -1,6 +1,7 @@
 // `pvlock locks`: every lock with a one-line description and the knobs that affect it.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "cli/commands.hpp"
@@ -22,17 +23,24 @@ void register_locks(CLI::App& app, Action& action) {
         return kExitOk;
       }
       fmt::print("Locks:\n");
+      std::size_t w = 12;  // the name column fits the longest name (kernel:pvqspinlock)
+      for (const LockInfo& info : lock_infos<NativeEnv>()) w = std::max(w, info.name.size());
       for (const LockInfo& info : lock_infos<NativeEnv>()) {
         const char* kind = info.kind == LockKind::spin       ? "spin"
                            : info.kind == LockKind::sleeping ? "sleeping"
                                                              : "rw";
-        fmt::print("  {:<12} {:<9} {}\n", info.name, kind, info.description);
+        fmt::print("  {:<{}} {:<9} {}\n", info.name, w, kind, info.description);
+        if (!info.kernel_version.empty())
+          fmt::print("  {:<{}} {:<9} built from Linux {}\n", "", w, "", info.kernel_version);
         if (!info.knobs.empty()) {
           std::string names;
           for (auto k : info.knobs) names += (names.empty() ? "" : ", ") + std::string(k);
-          fmt::print("  {:<12} {:<9} knobs: {}\n", "", "", names);
+          fmt::print("  {:<{}} {:<9} knobs: {}\n", "", w, "", names);
         }
       }
+#ifdef PVLOCK_KERNEL_STATUS
+      fmt::print("  {:<{}} {:<9} {}\n", "kernel:*", w, "", PVLOCK_KERNEL_STATUS);
+#endif
       fmt::print("\nKnobs (--set name=value):\n");
       const LockPolicies defaults{};
       for (const Knob& k : all_knobs()) {

@@ -57,8 +57,9 @@ INSTANTIATE_TEST_SUITE_P(AllLocks, TortureOversubscription,
                          ::testing::Combine(::testing::ValuesIn(correct_locks()),
                                             ::testing::Values(1, 2, 4)),
                          [](const auto& info) {
-                           return std::get<0>(info.param) + "_x" +
-                                  std::to_string(std::get<1>(info.param));
+                           std::string name = std::get<0>(info.param);  // kernel:qspinlock
+                           std::replace(name.begin(), name.end(), ':', '_');
+                           return name + "_x" + std::to_string(std::get<1>(info.param));
                          });
 
 TEST(Torture, EveryRegisteredLockIsTortured) {

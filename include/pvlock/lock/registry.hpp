@@ -32,7 +32,16 @@ struct LockInfo {
   std::string_view description;
   std::vector<std::string_view> knobs;  // names from knobs.hpp that change its behaviour
   bool negative_control = false;        // busted: expected to fail torture
+  std::string_view kernel_version{};    // kernel:* locks: the Linux version they run
 };
+
+}  // namespace pvlock
+
+#ifdef PVLOCK_KERNEL_LOCKS
+#include "pvlock/kernel/locks.hpp"  // the kernel:* locks (src/kernel/)
+#endif
+
+namespace pvlock {
 
 // Calls f.template operator()<LockType>(const LockInfo&) for every lock.
 template <Environment Env, class F>
@@ -66,6 +75,9 @@ void for_each_lock(F&& f) {
       LockKind::rw,
       "kernel rw_semaphore: writers spin (time-limited on readers), reader stealing, hand-off",
       {"break_on_prev_preempted", "preempt_check_period", "spin_on_owner", "rwsem_handoff"}});
+#ifdef PVLOCK_KERNEL_LOCKS
+  for_each_kernel_lock<Env>(f);
+#endif
   f.template operator()<BustedLock<Env>>(
       LockInfo{"busted",
                LockKind::spin,

@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Run after pvlock_kernel_c is built: the kernel objects may keep writable data only in the
+# shim's per-CPU section (per kernel instance) -- a plain static there would be shared by
+# every simulated guest. The file statics the prelude redirects (pv_lock_hash and its bits)
+# do not appear; boot parameters that no lock path reads are allowed by name.
+#   cmake -DOBJDUMP=... -DLIB=libpvlock_kernel_c.a -P check_statics.cmake
+cmake_minimum_required(VERSION 3.25)
+set(allowed nopvspin)
+execute_process(COMMAND ${OBJDUMP} -t ${LIB} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "objdump -t ${LIB} failed")
+endif()
+string(REPLACE "\n" ";" lines "${out}")
+set(member "")
+set(bad "")
+foreach(line IN LISTS lines)
+  if(line MATCHES "^([A-Za-z0-9_.-]+\\.o): +file format")
+    set(member ${CMAKE_MATCH_1})
+  elseif(member MATCHES "^(qspinlock|osq_lock)\\.c\\.o$"
+         AND line MATCHES " O (\\.data|\\.bss)[^ \t]*[ \t]+[0-9a-f]+ (.+)$")
+    set(sym ${CMAKE_MATCH_2})
+    if(NOT sym IN_LIST allowed)
+      list(APPEND bad "${member}:${sym}")
+    endif()
+  endif()
+endforeach()
+if(bad)
+  message(FATAL_ERROR "kernel objects keep writable statics the shim does not make per "
+                      "kernel instance: ${bad} (map them in src/kernel/shim/include/pvk/prelude.h)")
+endif()

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The kernel:* locks: the kernel's own kernel/locking code (built from the tree named at
+// configure time, see src/kernel/CMakeLists.txt) behind pvlock's lock interface, for any
+// Env. Included by pvlock/lock/registry.hpp when the kernel locks are built.
+#pragma once
+
+#include <cstdint>
+
+#include "pvlock/env/environment.hpp"
+#include "pvlock/kernel/abi.h"
+#include "pvlock/kernel/ops.hpp"
+
+#ifndef PVLOCK_KERNEL_VERSION
+#define PVLOCK_KERNEL_VERSION "?"
+#endif
+
+namespace pvlock::kernel {
+
+inline constexpr const char* kVersion = PVLOCK_KERNEL_VERSION;
+
+// spin_lock()/spin_unlock() of an x86-64 guest: preemption off, then the generic fast path
+// and the kernel's native_queued_spin_lock_slowpath() or, with PV, its
+// __pv_queued_spin_lock_slowpath() / __pv_queued_spin_unlock().
+template <Environment Env, bool PV>
+class Qspinlock {
+ public:
+  static constexpr const char* kName = PV ? "kernel:pvqspinlock" : "kernel:qspinlock";
+
+  void lock() {
+    Env::preempt_disable();
+    Ops<Env>::enter();
+    if constexpr (PV) {
+      pvk_pv_spin_lock(&word_);
+    } else {
+      pvk_native_spin_lock(&word_);
+    }
+  }
+  bool try_lock() {
+    Env::preempt_disable();
+    Ops<Env>::enter();
+    if (pvk_spin_trylock(&word_) != 0) return true;
+    Env::preempt_enable();
+    return false;
+  }
+  void unlock() {
+    Ops<Env>::enter();
+    if constexpr (PV) {
+      pvk_pv_spin_unlock(&word_);
+    } else {
+      pvk_native_spin_unlock(&word_);
+    }
+    Env::preempt_enable();
+  }
+  std::uint32_t value() const { return word_.load(std::memory_order_relaxed); }
+
+ private:
+  typename Env::template atomic<std::uint32_t> word_{};  // struct qspinlock
+};
+
+// The kernel's OSQ (osq_lock.c) used as a spinlock: osq_lock() gives up when need_resched()
+// or the predecessor's vCPU is preempted, and the lock then simply queues again (the kernel's
+// mutex and rwsem would go to their sleep path instead).
+template <Environment Env>
+class Osq {
+ public:
+  static constexpr const char* kName = "kernel:osq";
+
+  void lock() {
+    Env::preempt_disable();
+    Ops<Env>::enter();
+    while (pvk_osq_lock(&tail_) == 0) {
+      Env::preempt_enable();
+      Env::cpu_relax();
+      Env::preempt_disable();
+      Ops<Env>::enter();
+    }
+  }
+  void unlock() {
+    Ops<Env>::enter();
+    pvk_osq_unlock(&tail_);
+    Env::preempt_enable();
+  }
+
+ private:
+  typename Env::template atomic<std::uint32_t> tail_{};  // struct optimistic_spin_queue
+};
+
+}  // namespace pvlock::kernel
+
+namespace pvlock {
+
+// Calls f.template operator()<LockType>(LockInfo) for each kernel:* lock (see registry.hpp).
+template <Environment Env, class F>
+void for_each_kernel_lock(F&& f) {
+  f.template operator()<kernel::Qspinlock<Env, false>>(LockInfo{
+      "kernel:qspinlock",
+      LockKind::spin,
+      "the kernel's kernel/locking/qspinlock.c, unmodified: native_queued_spin_lock_slowpath()",
+      {},
+      false,
+      kernel::kVersion});
+  f.template operator()<kernel::Qspinlock<Env, true>>(
+      LockInfo{"kernel:pvqspinlock",
+               LockKind::spin,
+               "the kernel's qspinlock.c + qspinlock_paravirt.h, unmodified: "
+               "__pv_queued_spin_lock_slowpath()",
+               {},
+               false,
+               kernel::kVersion});
+  f.template operator()<kernel::Osq<Env>>(
+      LockInfo{"kernel:osq",
+               LockKind::spin,
+               "the kernel's kernel/locking/osq_lock.c, unmodified, as a spinlock (re-queues when "
+               "osq_lock() gives up)",
+               {},
+               false,
+               kernel::kVersion});
+}
+
+}  // namespace pvlock

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The pvk_ops table of an Env: how the kernel's C code (through the shim, abi.h) reaches
+// pvlock's Environment seam. Shared accesses become Env::atomic operations on the kernel's
+// own addresses (Env atomics are layout-compatible with the value, see subword_view), so
+// in the simulator each one is a simulated access; the rest maps one to one.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+#include <vector>
+
+#include "pvlock/env/environment.hpp"
+#include "pvlock/env/lock_events.hpp"
+#include "pvlock/kernel/abi.h"
+#include "pvlock/kernel/instance.hpp"
+
+namespace pvlock::kernel {
+
+constexpr std::memory_order to_order(int o) {
+  switch (o) {
+    case PVK_RELAXED:
+      return std::memory_order_relaxed;
+    case PVK_ACQUIRE:
+      return std::memory_order_acquire;
+    case PVK_RELEASE:
+      return std::memory_order_release;
+    default:
+      return std::memory_order_seq_cst;
+  }
+}
+
+// The kernel's lock event index -> pvlock's LockEvent (same names), -1 for a name pvlock
+// does not count.
+inline const std::vector<int>& event_map() {
+  static const std::vector<int> map = [] {
+    std::vector<int> m(static_cast<std::size_t>(pvk_lock_event_count()), -1);
+    for (int k = 0; k < pvk_lock_event_count(); ++k) {
+      const std::string_view name = pvk_lock_event_name(k);
+      for (std::size_t i = 0; i < kLockEventCount; ++i)
+        if (kLockEventNames[i] == name) m[static_cast<std::size_t>(k)] = static_cast<int>(i);
+    }
+    return m;
+  }();
+  return map;
+}
+
+template <Environment Env>
+struct Ops {
+  template <class T>
+  using A = typename Env::template atomic<T>;
+
+  template <class T>
+  static A<T>& at(const volatile void* p) {
+    return *reinterpret_cast<A<T>*>(const_cast<void*>(p));
+  }
+
+  // Calls f.template operator()<T>() with the unsigned type of `size` bytes.
+  template <class F>
+  static std::uint64_t sized(unsigned size, F&& f) {
+    switch (size) {
+      case 1:
+        return f.template operator()<std::uint8_t>();
+      case 2:
+        return f.template operator()<std::uint16_t>();
+      case 4:
+        return f.template operator()<std::uint32_t>();
+      default:
+        return f.template operator()<std::uintptr_t>();
+    }
+  }
+
+  static std::uint64_t load(const volatile void* p, unsigned size, int o) {
+    return sized(size, [&]<class T>() -> std::uint64_t { return at<T>(p).load(to_order(o)); });
+  }
+  static void store(volatile void* p, unsigned size, std::uint64_t v, int o) {
+    sized(size, [&]<class T>() -> std::uint64_t {
+      at<T>(p).store(static_cast<T>(v), to_order(o));
+      return 0;
+    });
+  }
+  static std::uint64_t xchg(volatile void* p, unsigned size, std::uint64_t v, int o) {
+    return sized(size, [&]<class T>() -> std::uint64_t {
+      return at<T>(p).exchange(static_cast<T>(v), to_order(o));
+    });
+  }
+  static std::uint64_t cmpxchg(volatile void* p, unsigned size, std::uint64_t old, std::uint64_t v,
+                               int o) {
+    return sized(size, [&]<class T>() -> std::uint64_t {
+      T expected = static_cast<T>(old);
+      at<T>(p).compare_exchange(expected, static_cast<T>(v), to_order(o));
+      return expected;  // unchanged on success: the value found either way
+    });
+  }
+  static std::uint64_t fetch_add(volatile void* p, unsigned size, std::uint64_t v, int o) {
+    return sized(size, [&]<class T>() -> std::uint64_t {
+      return at<T>(p).fetch_add(static_cast<T>(v), to_order(o));
+    });
+  }
+  static std::uint64_t fetch_or(volatile void* p, unsigned size, std::uint64_t v, int o) {
+    return sized(size, [&]<class T>() -> std::uint64_t {
+      return at<T>(p).fetch_or(static_cast<T>(v), to_order(o));
+    });
+  }
+  static std::uint64_t fetch_and(volatile void* p, unsigned size, std::uint64_t v, int o) {
+    return sized(size, [&]<class T>() -> std::uint64_t {
+      return at<T>(p).fetch_and(static_cast<T>(v), to_order(o));
+    });
+  }
+  static void fence(int kind) {
+    // A simulated CPU is sequentially consistent: there the fence only orders the host
+    // thread's own accesses, which are already in program order.
+    std::atomic_thread_fence(kind == PVK_RMB   ? std::memory_order_acquire
+                             : kind == PVK_WMB ? std::memory_order_release
+                                               : std::memory_order_seq_cst);
+  }
+
+  static void cpu_relax() { Env::cpu_relax(); }
+  static int cpu() { return Env::cpu(); }
+  static int nr_cpus() { return instance().vm.nr_cpus; }
+  static int need_resched() { return Env::need_resched() ? 1 : 0; }
+  static int vcpu_is_preempted(int cpu) { return Env::vcpu_is_preempted(cpu) ? 1 : 0; }
+  static void pv_wait(std::uint8_t* p, std::uint8_t v) { Env::pv_wait(&at<std::uint8_t>(p), v); }
+  static void pv_kick(int cpu) { Env::pv_kick(cpu); }
+  static std::uint64_t sched_clock() {
+    const std::int64_t t = Env::now_ns();
+    return t > 0 ? static_cast<std::uint64_t>(t) : 0;
+  }
+  static void lock_event(int event, long n) {
+    const std::vector<int>& m = event_map();
+    if (event < 0 || static_cast<std::size_t>(event) >= m.size() || n <= 0) return;
+    const int e = m[static_cast<std::size_t>(event)];
+    if (e >= 0) Env::count(static_cast<LockEvent>(e), static_cast<std::uint64_t>(n));
+  }
+  static pvk_vm* vm() { return &instance().vm; }
+  static void* vm_alloc(std::size_t size, std::size_t align) {
+    return instance().alloc(size, align);
+  }
+  static void warn(const char* file, int line, const char* what) {
+    std::fprintf(stderr, "kernel: WARNING: %s:%d: %s\n", file, line, what);
+  }
+  static void bug(const char* file, int line) {
+    std::fprintf(stderr, "kernel: BUG at %s:%d\n", file, line);
+    std::abort();
+  }
+
+  static constexpr pvk_ops table{load,
+                                 store,
+                                 xchg,
+                                 cmpxchg,
+                                 fetch_add,
+                                 fetch_or,
+                                 fetch_and,
+                                 fence,
+                                 cpu_relax,
+                                 cpu,
+                                 nr_cpus,
+                                 need_resched,
+                                 vcpu_is_preempted,
+                                 pv_wait,
+                                 pv_kick,
+                                 sched_clock,
+                                 lock_event,
+                                 vm,
+                                 vm_alloc,
+                                 warn,
+                                 bug};
+
+  static Instance& instance() { return Env::template global<Instance>(); }
+
+  // Installs this Env's table for the calling thread and sets the kernel instance up on
+  // first use: per-CPU areas for every possible CPU, then __pv_init_lock_hash().
+  static void enter() {
+    pvk_cur = &table;
+    Instance& in = instance();
+    if (in.state.load(std::memory_order_acquire) == 2) return;
+    int expected = 0;
+    if (in.state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
+      const std::size_t align = pvk_percpu_align();
+      const std::size_t stride = (pvk_percpu_size() + align - 1) / align * align;
+      const int n = Env::possible_cpus();
+      in.vm.nr_cpus = n;
+      in.vm.percpu_stride = stride;
+      in.vm.percpu =
+          static_cast<unsigned char*>(in.alloc(stride * static_cast<std::size_t>(n), align));
+      pvk_pv_init_lock_hash();
+      in.state.store(2, std::memory_order_release);
+      return;
+    }
+    while (in.state.load(std::memory_order_acquire) != 2) Env::cpu_relax();
+  }
+};
+
+}  // namespace pvlock::kernel
