@@ -28,12 +28,13 @@ class ResumeQueue {
   }
   bool empty() const { return heap_.empty(); }
   std::uint32_t top() const { return slot_of(heap_.front()); }
-  Time top_time() const { return heap_.empty() ? kNever : heap_.front().time; }
-  std::uint64_t top_seq() const { return heap_.front().key >> kSlotBits; }
+  Time top_time() const { return heap_.empty() ? kNever : time_of(heap_.front()); }
+  std::uint64_t top_seq() const { return static_cast<std::uint64_t>(heap_.front()) >> kSlotBits; }
 
   // Schedules (or moves) the entry of `slot`.
   void set(std::uint32_t slot, Time t, std::uint64_t seq) {
-    const Node n{t, (seq << kSlotBits) | slot};
+    const Node n =
+        (static_cast<Node>(static_cast<std::uint64_t>(t)) << 64) | (seq << kSlotBits) | slot;
     const std::uint32_t i = pos_[slot];
     if (i == kAbsent) {
       heap_.push_back(n);
@@ -67,19 +68,17 @@ class ResumeQueue {
   }
 
  private:
-  struct Node {
-    Time time;
-    std::uint64_t key;  // sequence << kSlotBits | slot
-  };
+  // time << 64 | sequence << kSlotBits | slot: one unsigned comparison orders by (time,
+  // sequence), without the branch of a two-field comparison (times are never negative).
+  __extension__ using Node = unsigned __int128;
   static constexpr std::uint32_t kAbsent = ~std::uint32_t{0};
   static constexpr std::uint32_t kArity = 4;
-  static std::uint32_t slot_of(const Node& n) {
-    return static_cast<std::uint32_t>(n.key & (kMaxSlots - 1));
+  static std::uint32_t slot_of(Node n) {
+    return static_cast<std::uint32_t>(static_cast<std::uint64_t>(n) & (kMaxSlots - 1));
   }
+  static Time time_of(Node n) { return static_cast<Time>(static_cast<std::uint64_t>(n >> 64)); }
   static std::uint32_t parent(std::uint32_t i) { return (i - 1) / kArity; }
-  static bool less(const Node& a, const Node& b) {
-    return a.time < b.time || (a.time == b.time && a.key < b.key);
-  }
+  static bool less(Node a, Node b) { return a < b; }
   void place(std::uint32_t i, const Node& n) {
     heap_[i] = n;
     pos_[slot_of(n)] = i;
@@ -102,10 +101,15 @@ class ResumeQueue {
       if (first >= size) break;
       const std::uint32_t end = first + kArity < size ? first + kArity : size;
       std::uint32_t c = first;
-      for (std::uint32_t k = first + 1; k < end; ++k)
-        if (less(heap_[k], heap_[c])) c = k;
-      if (!less(heap_[c], n)) break;
-      place(i, heap_[c]);
+      Node m = heap_[first];
+      for (std::uint32_t k = first + 1; k < end; ++k) {
+        const Node x = heap_[k];
+        const bool lt = x < m;
+        m = lt ? x : m;
+        c = lt ? k : c;
+      }
+      if (!(m < n)) break;
+      place(i, m);
       i = c;
     }
     place(i, n);
