@@ -4,7 +4,7 @@
 //
 //   [run]      duration_ms, warmup_ms, seed
 //   [machine]  sockets, cores_per_socket, threads_per_core           (physical CPUs)
-//   [costs]    cache, PAUSE, exit, IPI, wake and switch costs (defaults: costs.md skylake-2s)
+//   [costs]    cache, PAUSE, exit, IPI, wake and switch costs (defaults: docs/costs.md skylake-2s)
 //   [host]     optional; absent = bare metal. scheduler = "cfs" | "eevdf", slices, stress_threads,
 //              housekeeping_*, ttwu_queue
 //   [host.kvm] kick_boost, yield_bailout_undercommit, irq_boost, irq_boost_user_mode,
@@ -130,7 +130,7 @@ struct Costs {
   double hlt_exit_ns = 700;     // HLT exit before poll/block [E]
   double ipi_send_ns = 700;     // x2APIC ICR write exit on the sender [E]
   // guest IPI handler on the target, with its injection [M->]; the posted-interrupt
-  // notification to a running vCPU (costs.md: ~300 ns, no exit) is part of it.
+  // notification to a running vCPU (docs/costs.md: ~300 ns, no exit) is part of it.
   double ipi_handle_ns = 1000;
   double host_wake_idle_ns = 6000;    // kick -> vCPU running, pCPU idle [E]
   double host_wake_polling_ns = 800;  // vCPU still halt-polling [E]
@@ -141,7 +141,7 @@ struct Costs {
 
 struct HostSpec {
   enum class Scheduler { cfs, eevdf } scheduler = Scheduler::cfs;
-  // CFS as the seeds' hosts ran it (4.19-5.4, >= 8 CPUs): costs.md §7 [V].
+  // CFS as the seeds' hosts ran it (4.19-5.4, >= 8 CPUs): docs/costs.md [V].
   std::int64_t sched_latency_ns = 24'000'000;
   std::int64_t min_granularity_ns = 3'000'000;
   std::int64_t wakeup_granularity_ns = 4'000'000;
@@ -162,7 +162,7 @@ struct HostSpec {
   int stress_threads = 0;  // extra CPU-bound host threads (stress --cpu N)
   // Host housekeeping per pCPU (timer softirqs, RCU, kworkers, QEMU I/O threads): a pinned
   // host thread that wakes at exponentially distributed intervals and runs a short burst.
-  // Estimate (costs.md has no measurement): every ~5 ms for ~20 us. Besides the short
+  // Estimate (docs/costs.md has no measurement): every ~5 ms for ~20 us. Besides the short
   // preemptions it causes, it is what keeps the pCPUs' CFS slice boundaries out of phase on
   // a real host; 0 disables it.
   std::int64_t housekeeping_interval_ns = 5'000'000;

@@ -10,6 +10,7 @@
 #include "pvlock/stat/lock_stat.hpp"
 #include "scenario/parse.hpp"
 #include "sim/guest/sim_env.hpp"
+#include "workload/estimates.hpp"
 #include "workload/guest_api.hpp"
 #include "workload/lock_watch.hpp"
 
@@ -251,25 +252,29 @@ std::unique_ptr<Workload> make_ebizzy(const scenario::WorkloadSpec& spec, sim::G
                                                               "flush_handler_ns",
                                                               "shootdown",
                                                               "mmap_sem"};
+  namespace E = estimates::ebizzy;
   EbizzyParams p;
-  // Defaults: estimates. None is fitted: since mmap_sem's reader count is
+  // Defaults: estimates (workload/estimates.hpp). None is fitted: since mmap_sem's reader count is
   // modelled, the 1-VM cell of seed 001 comes out near the published one without a scale
   // parameter (experiments/README.md, "Scale parameters").
-  p.tasks_per_vcpu = static_cast<int>(scenario::param_int(spec, "tasks_per_vcpu", 2, 1, 64));
-  p.user = scenario::param_dist(spec, "user_ns", dist(80'000, 0.2));
-  p.faults = static_cast<int>(scenario::param_int(spec, "faults", 128, 0, 100000));
-  p.fault = scenario::param_dist(spec, "fault_ns", dist(1'200, 0.3));
-  p.lru_batch = static_cast<int>(scenario::param_int(spec, "lru_batch", 15, 1, 100000));
-  p.lru_hold = scenario::param_dist(spec, "lru_hold_ns", dist(800));
-  p.zone_batch = static_cast<int>(scenario::param_int(spec, "zone_batch", 63, 1, 100000));
-  p.zone_hold = scenario::param_dist(spec, "zone_hold_ns", dist(4'000));
-  p.madvise = scenario::param_dist(spec, "madvise_ns", dist(15'000));
-  p.madvise_lru_locks =
-      static_cast<int>(scenario::param_int(spec, "madvise_lru_locks", 4, 0, 1000));
-  p.madvise_lru_hold = scenario::param_dist(spec, "madvise_lru_hold_ns", dist(1'200));
-  p.madvise_zone_locks =
-      static_cast<int>(scenario::param_int(spec, "madvise_zone_locks", 2, 0, 1000));
-  p.flush_handler = scenario::param_dist(spec, "flush_handler_ns", dist(1'500));
+  p.tasks_per_vcpu =
+      static_cast<int>(scenario::param_int(spec, "tasks_per_vcpu", E::tasks_per_vcpu, 1, 64));
+  p.user = scenario::param_dist(spec, "user_ns", dist(E::user_ns, E::user_cv));
+  p.faults = static_cast<int>(scenario::param_int(spec, "faults", E::faults, 0, 100000));
+  p.fault = scenario::param_dist(spec, "fault_ns", dist(E::fault_ns, E::fault_cv));
+  p.lru_batch = static_cast<int>(scenario::param_int(spec, "lru_batch", E::lru_batch, 1, 100000));
+  p.lru_hold = scenario::param_dist(spec, "lru_hold_ns", dist(E::lru_hold_ns));
+  p.zone_batch =
+      static_cast<int>(scenario::param_int(spec, "zone_batch", E::zone_batch, 1, 100000));
+  p.zone_hold = scenario::param_dist(spec, "zone_hold_ns", dist(E::zone_hold_ns));
+  p.madvise = scenario::param_dist(spec, "madvise_ns", dist(E::madvise_ns));
+  p.madvise_lru_locks = static_cast<int>(
+      scenario::param_int(spec, "madvise_lru_locks", E::madvise_lru_locks, 0, 1000));
+  p.madvise_lru_hold =
+      scenario::param_dist(spec, "madvise_lru_hold_ns", dist(E::madvise_lru_hold_ns));
+  p.madvise_zone_locks = static_cast<int>(
+      scenario::param_int(spec, "madvise_zone_locks", E::madvise_zone_locks, 0, 1000));
+  p.flush_handler = scenario::param_dist(spec, "flush_handler_ns", dist(E::flush_handler_ns));
   p.shootdown = scenario::param_bool(spec, "shootdown", true);
   p.mmap_sem = scenario::param_bool(spec, "mmap_sem", true);
   p.pv_tlb_flush = guest.spec().pv_tlb_flush;

@@ -4,6 +4,7 @@
 #include "scenario/parse.hpp"
 #include "sim/guest/guest.hpp"
 #include "workload/ebizzy.hpp"
+#include "workload/estimates.hpp"
 #include "workload/lockloop.hpp"
 #include "workload/messaging.hpp"
 #include "workload/torture.hpp"
@@ -43,13 +44,15 @@ std::unique_ptr<Workload> make_workload(const scenario::WorkloadSpec& spec, sim:
   // will-it-scale lock2_threads (seed 002; estimates): one task per vCPU, each fcntl() call is
   // ~0.47 us of syscall work around a ~0.15 us hold of the inode's flc_lock spinlock.
   if (spec.type == "lock2")
-    return make_lockloop(preset(spec, {{"compute_ns", ns(470)}, {"hold_ns", ns(150)}}), guest);
+    return make_lockloop(preset(spec, {{"compute_ns", ns(estimates::lock2::compute_ns)},
+                                       {"hold_ns", ns(estimates::lock2::hold_ns)}}),
+                         guest);
   // fio sequential 4 KiB writes to one file (seed 004; estimates): every write takes the inode
   // rwsem for write, ~1.5 us held (derived from 2563 MB/s), ~1 us of fio/syscall work.
   if (spec.type == "fio")
     return make_lockloop(preset(spec, {{"lock", std::string("rwsem")},
-                                       {"compute_ns", ns(1000)},
-                                       {"hold_ns", ns(1500)},
+                                       {"compute_ns", ns(estimates::fio::compute_ns)},
+                                       {"hold_ns", ns(estimates::fio::hold_ns)},
                                        {"bytes_per_op", std::int64_t{4096}}}),
                          guest);
   scenario::fail_at(spec.where, "unknown workload type '" + spec.type +

@@ -13,6 +13,7 @@
 #include "pvlock/stat/lock_stat.hpp"
 #include "scenario/parse.hpp"
 #include "sim/guest/sim_env.hpp"
+#include "workload/estimates.hpp"
 #include "workload/guest_api.hpp"
 #include "workload/lock_watch.hpp"
 
@@ -587,16 +588,17 @@ std::unique_ptr<Workload> make_messaging(const scenario::WorkloadSpec& spec, sim
       "tasklist_hold_ns", "reap_scan_ns",
       "file_vmas",        "mapped_files",
       "i_mmap_hold_ns"};
+  namespace E = estimates::messaging;
   MessagingParams p;
   p.groups = static_cast<int>(scenario::param_int(spec, "groups", 10, 1, 4000));
   p.senders = static_cast<int>(scenario::param_int(spec, "senders", 20, 1, 1000));
   p.receivers = static_cast<int>(scenario::param_int(spec, "receivers", 20, 1, 1000));
   p.loops = static_cast<int>(scenario::param_int(spec, "loops", 100, 1, 1'000'000));
-  // Costs: estimates (experiments/README.md, "Scale parameters").
-  p.send_compute = scenario::param_dist(spec, "send_compute_ns", constant(700));
-  p.send_hold = scenario::param_dist(spec, "send_hold_ns", constant(500));
-  p.recv_compute = scenario::param_dist(spec, "recv_compute_ns", constant(500));
-  p.recv_hold = scenario::param_dist(spec, "recv_hold_ns", constant(400));
+  // Costs: estimates (workload/estimates.hpp, docs/costs.md).
+  p.send_compute = scenario::param_dist(spec, "send_compute_ns", constant(E::send_compute_ns));
+  p.send_hold = scenario::param_dist(spec, "send_hold_ns", constant(E::send_hold_ns));
+  p.recv_compute = scenario::param_dist(spec, "recv_compute_ns", constant(E::recv_compute_ns));
+  p.recv_hold = scenario::param_dist(spec, "recv_hold_ns", constant(E::recv_hold_ns));
   p.capacity = static_cast<int>(scenario::param_int(spec, "pipe_capacity", 10000, 1, 1 << 24));
   // Process lifecycle. Lock holds are estimates for exit (anon_vma root
   // 2 us, tasklist_lock 1 us, wait() 0.02 us per child scanned), used for fork's holds too.
@@ -604,15 +606,17 @@ std::unique_ptr<Workload> make_messaging(const scenario::WorkloadSpec& spec, sim
   // order of lmbench's ~100 us fork+exit of a small process), not from the seed.
   p.lifecycle = scenario::param_bool(spec, "lifecycle", false);
   p.lifecycle_runs = scenario::param_bool(spec, "lifecycle_runs", false);
-  p.fork_work = scenario::param_dist(spec, "fork_ns", constant(50'000));
-  p.fork_anon_vma_hold = scenario::param_dist(spec, "fork_anon_vma_hold_ns", constant(2'000));
-  p.exit_work = scenario::param_dist(spec, "exit_ns", constant(25'000));
-  p.exit_anon_vma_hold = scenario::param_dist(spec, "exit_anon_vma_hold_ns", constant(2'000));
-  p.tasklist_hold = scenario::param_dist(spec, "tasklist_hold_ns", constant(1'000));
-  p.reap_scan_ns = scenario::param_double(spec, "reap_scan_ns", 20, 0, 1e6);
+  p.fork_work = scenario::param_dist(spec, "fork_ns", constant(E::fork_ns));
+  p.fork_anon_vma_hold =
+      scenario::param_dist(spec, "fork_anon_vma_hold_ns", constant(E::fork_anon_vma_hold_ns));
+  p.exit_work = scenario::param_dist(spec, "exit_ns", constant(E::exit_ns));
+  p.exit_anon_vma_hold =
+      scenario::param_dist(spec, "exit_anon_vma_hold_ns", constant(E::exit_anon_vma_hold_ns));
+  p.tasklist_hold = scenario::param_dist(spec, "tasklist_hold_ns", constant(E::tasklist_hold_ns));
+  p.reap_scan_ns = scenario::param_double(spec, "reap_scan_ns", E::reap_scan_ns, 0, 1e6);
   p.file_vmas = static_cast<int>(scenario::param_int(spec, "file_vmas", 0, 0, 4096));
   p.mapped_files = static_cast<int>(scenario::param_int(spec, "mapped_files", 1, 1, 4096));
-  p.i_mmap_hold = scenario::param_dist(spec, "i_mmap_hold_ns", constant(1'000));
+  p.i_mmap_hold = scenario::param_dist(spec, "i_mmap_hold_ns", constant(E::i_mmap_hold_ns));
   const std::string lock = scenario::param_string(spec, "lock", "mutex", {});
   scenario::reject_unknown_params(spec, kKnown);
   if (p.file_vmas > 0 && !p.lifecycle)

@@ -68,7 +68,7 @@ TEST(HostScheduler, BalancingSpreadsThreadsStartedOnOnePcpu) {
 }
 
 TEST(HostScheduler, CfsGivesTwoThreadsTwelveMillisecondSlices) {
-  // sched_latency 24 ms split between two runnable threads (costs.md §7).
+  // sched_latency 24 ms split between two runnable threads (docs/costs.md).
   scenario::HostSpec spec;
   Recorder rec;
   HostScheduler s(spec, topo(1), rec);

@@ -304,7 +304,7 @@ void KvmPlatform::on_switch(int pcpu, host::ThreadId prev, host::ThreadId next, 
       s.queued_since = -1;
     }
     // Switching to a vCPU costs the host context switch and VM entry; waking one on an idle
-    // pCPU costs the idle exit and wake-up path (costs.md §6).
+    // pCPU costs the idle exit and wake-up path (docs/costs.md).
     const double latency =
         prev == host::kIdle ? sc_.costs.host_wake_idle_ns : sc_.costs.vcpu_switch_ns;
     // A thread woken by an interrupt its halted guest cannot take goes back into

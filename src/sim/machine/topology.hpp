@@ -10,7 +10,7 @@
 
 namespace pvlock::sim {
 
-// How far a cache line travels between two CPUs (costs.md §2).
+// How far a cache line travels between two CPUs (docs/costs.md).
 enum class Distance : std::uint8_t { self, smt, socket, remote };
 
 class Topology {
