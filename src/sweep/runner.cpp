@@ -61,30 +61,26 @@ class OrderedWriter {
   std::size_t next_ = 0;
 };
 
-std::string describe(const Combo& c, std::uint64_t seed) {
-  std::string s;
-  for (const std::string& set : c.sets) s += set + " ";
-  return s + "seed=" + std::to_string(seed);
+std::string describe(const PointSpec& p, std::uint64_t seed) {
+  return p.label + (p.label.empty() ? "" : " ") + "seed=" + std::to_string(seed);
 }
 
 }  // namespace
 
-SweepStats run_sweep(const SweepOptions& o, const RunFn& run) {
+SweepStats run_points(const std::vector<PointSpec>& points, const PointsOptions& o,
+                      const PointRunFn& run) {
   if (o.seeds < 1 || o.seeds > 100000)
     throw SweepError("--seeds: must be between 1 and 100000, got " + std::to_string(o.seeds));
   if (o.jobs < 1 || o.jobs > 1024)
     throw SweepError("--jobs: must be between 1 and 1024, got " + std::to_string(o.jobs));
   if (o.out.empty()) throw SweepError("--out: a results file is required");
-  const std::vector<Combo> combos = enumerate(o.varies);
 
-  // Validate every combination before running anything.
+  // Validate every point before running anything.
   std::vector<scenario::Scenario> scenarios;
-  scenarios.reserve(combos.size());
-  for (const Combo& c : combos) {
-    std::vector<std::string> sets = o.sets;
-    sets.insert(sets.end(), c.sets.begin(), c.sets.end());
+  scenarios.reserve(points.size());
+  for (const PointSpec& p : points) {
     try {
-      scenarios.push_back(scenario::load_scenario_file(o.scenario, sets));
+      scenarios.push_back(scenario::load_scenario_file(p.scenario, p.sets));
     } catch (const scenario::ScenarioError& e) {
       throw SweepError(e.what());
     }
@@ -96,14 +92,14 @@ SweepStats run_sweep(const SweepOptions& o, const RunFn& run) {
   for (const ResultLine& l : read_results(o.out, true, true))
     done.insert(point_key(l.point, l.seed));
   std::size_t index = 0;
-  for (std::size_t c = 0; c < combos.size(); ++c)
+  for (std::size_t c = 0; c < points.size(); ++c)
     for (int s = 0; s < o.seeds; ++s, ++index) {
       ++st.total;
       if (static_cast<int>(index % static_cast<std::size_t>(o.shard_count)) != o.shard_index)
         continue;
       ++st.in_shard;
       const std::uint64_t seed = scenarios[c].run.seed + static_cast<std::uint64_t>(s);
-      if (done.count(point_key(combos[c].point, seed)) != 0) {
+      if (done.count(point_key(points[c].point, seed)) != 0) {
         ++st.skipped;
         continue;
       }
@@ -128,14 +124,14 @@ SweepStats run_sweep(const SweepOptions& o, const RunFn& run) {
       try {
         scenario::Scenario sc = scenarios[t.combo];
         sc.run.seed = t.seed;
-        ResultLine l{combos[t.combo].point, t.seed, run(sc)};
+        ResultLine l{points[t.combo].point, t.seed, run(sc, points[t.combo])};
         writer.put(i, format_line(l));
-        progress.point_done(describe(combos[t.combo], t.seed));
+        progress.point_done(describe(points[t.combo], t.seed));
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mu);
         if (!error) {
           error = std::current_exception();
-          error_point = describe(combos[t.combo], t.seed);
+          error_point = describe(points[t.combo], t.seed);
         }
         stop.store(true);
         return;
@@ -161,6 +157,27 @@ SweepStats run_sweep(const SweepOptions& o, const RunFn& run) {
   }
   st.ran = tasks.size();
   return st;
+}
+
+SweepStats run_sweep(const SweepOptions& o, const RunFn& run) {
+  const std::vector<Combo> combos = enumerate(o.varies);
+  std::vector<PointSpec> points;
+  points.reserve(combos.size());
+  for (const Combo& c : combos) {
+    PointSpec p{o.scenario, o.sets, c.point, {}};
+    p.sets.insert(p.sets.end(), c.sets.begin(), c.sets.end());
+    for (const std::string& set : c.sets) p.label += (p.label.empty() ? "" : " ") + set;
+    points.push_back(std::move(p));
+  }
+  PointsOptions po;
+  po.seeds = o.seeds;
+  po.jobs = o.jobs;
+  po.shard_index = o.shard_index;
+  po.shard_count = o.shard_count;
+  po.out = o.out;
+  po.progress = o.progress;
+  return run_points(points, po,
+                    [&run](const scenario::Scenario& sc, const PointSpec&) { return run(sc); });
 }
 
 }  // namespace pvlock::sweep

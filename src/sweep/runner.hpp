@@ -38,6 +38,34 @@ struct SweepStats {
   std::size_t ran = 0;
 };
 
+// One point of a general sweep (run_points): a scenario with its overrides, identified in the
+// results file by `point`.
+struct PointSpec {
+  std::string scenario;
+  std::vector<std::string> sets;
+  nlohmann::ordered_json point;
+  std::string label;  // names the point in progress and errors ("key=value ..."); may be empty
+};
+
+// Simulates one point: like RunFn, with the point it is for (e.g. to reduce the result to the
+// figure the point is about).
+using PointRunFn =
+    std::function<nlohmann::ordered_json(const scenario::Scenario&, const PointSpec&)>;
+
+struct PointsOptions {
+  int seeds = 1;  // seeds run.seed, run.seed + 1, ... of each point's scenario
+  int jobs = 1;
+  int shard_index = 0;
+  int shard_count = 1;
+  std::string out;
+  std::FILE* progress = stderr;
+};
+
+// The runner under `pvlock sweep` and `pvlock sensitivity`: every point x seed, resumable from
+// `out`, shardable, in parallel, with the validation and error rules of run_sweep.
+SweepStats run_points(const std::vector<PointSpec>& points, const PointsOptions& o,
+                      const PointRunFn& run);
+
 // "I/N" -> (I, N); SweepError unless 0 <= I < N.
 std::pair<int, int> parse_shard(const std::string& s);
 
