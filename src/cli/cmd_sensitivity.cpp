@@ -33,7 +33,7 @@ struct SensitivityArgs {
 
 void plot(const nlohmann::ordered_json& j, const std::string& dir) {
   std::filesystem::create_directories(dir);
-  const std::string tmp = dir + "/sensitivity.json";
+  const std::string tmp = dir + "/" + j.at("experiment").get<std::string>() + ".json";
   std::FILE* f = std::fopen(tmp.c_str(), "w");
   if (f == nullptr) throw UsageError("--plot: cannot write " + tmp);
   fmt::print(f, "{}\n", j.dump(2));
@@ -57,6 +57,7 @@ int run(const SensitivityArgs& a) {
   po.seeds = 1;
   po.jobs = a.jobs;
   po.progress = a.quiet ? nullptr : stderr;
+  po.progress_name = "sensitivity";
   try {
     if (!a.shard.empty()) {
       std::tie(po.shard_index, po.shard_count) = sweep::parse_shard(a.shard);

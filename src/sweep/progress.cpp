@@ -3,6 +3,8 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <utility>
+
 namespace pvlock::sweep {
 
 namespace {
@@ -16,8 +18,12 @@ std::string hms(double s) {
 
 bool is_tty(std::FILE* f) { return f != nullptr && isatty(fileno(f)) != 0; }
 
-Progress::Progress(std::FILE* out, std::size_t total, bool tty)
-    : out_(out), total_(total), tty_(tty), start_(std::chrono::steady_clock::now()) {}
+Progress::Progress(std::FILE* out, std::size_t total, bool tty, std::string name)
+    : out_(out),
+      total_(total),
+      tty_(tty),
+      name_(std::move(name)),
+      start_(std::chrono::steady_clock::now()) {}
 
 void Progress::point_done(const std::string& description) {
   if (out_ == nullptr) return;
@@ -33,7 +39,7 @@ void Progress::point_done(const std::string& description) {
     fmt::print(out_, "\r[{}{}] {}/{}  elapsed {}  ETA {}   ", std::string(filled, '#'),
                std::string(kWidth - filled, '.'), done_, total_, hms(elapsed), hms(eta));
   } else {
-    fmt::print(out_, "sweep: {}/{} done ({}), ETA {}\n", done_, total_, description, hms(eta));
+    fmt::print(out_, "{}: {}/{} done ({}), ETA {}\n", name_, done_, total_, description, hms(eta));
   }
   std::fflush(out_);
 }

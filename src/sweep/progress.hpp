@@ -13,7 +13,8 @@ namespace pvlock::sweep {
 class Progress {
  public:
   // `out` = nullptr: silent.
-  Progress(std::FILE* out, std::size_t total, bool tty);
+  // `name` starts every plain line ("sweep: 3/8 done ...").
+  Progress(std::FILE* out, std::size_t total, bool tty, std::string name = "sweep");
   void point_done(const std::string& description);
   void finish();
 
@@ -22,6 +23,7 @@ class Progress {
   std::size_t total_;
   std::size_t done_ = 0;
   bool tty_;
+  std::string name_;
   std::chrono::steady_clock::time_point start_;
   std::mutex mu_;
 };

@@ -109,7 +109,7 @@ SweepStats run_points(const std::vector<PointSpec>& points, const PointsOptions&
   std::ofstream out(o.out, std::ios::binary | std::ios::app);
   if (!out) throw SweepError(o.out + ": cannot open for writing");
   OrderedWriter writer(out);
-  Progress progress(o.progress, tasks.size(), is_tty(o.progress));
+  Progress progress(o.progress, tasks.size(), is_tty(o.progress), o.progress_name);
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
   std::mutex error_mu;

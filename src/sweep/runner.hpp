@@ -59,6 +59,7 @@ struct PointsOptions {
   int shard_count = 1;
   std::string out;
   std::FILE* progress = stderr;
+  std::string progress_name = "sweep";  // the progress lines' prefix
 };
 
 // The runner under `pvlock sweep` and `pvlock sensitivity`: every point x seed, resumable from
