@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "sim/run.hpp"
+#include "harness/run.hpp"
 #include "sim/simulation.hpp"
 
 namespace {
@@ -40,7 +40,7 @@ void BM_Lockloop(benchmark::State& state, const std::string& lock) {
   std::uint64_t events = 0, steps = 0;
   double cpu = 0;
   for (auto _ : state) {
-    pvlock::sim::run_scenario(sc, [&](pvlock::sim::Simulation& sim, auto&) {
+    pvlock::harness::run_scenario(sc, [&](pvlock::sim::Simulation& sim, auto&) {
       events += sim.events();
       steps += sim.inline_steps();
       cpu += sim.run_cpu_seconds();

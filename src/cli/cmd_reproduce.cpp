@@ -10,14 +10,11 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/data_dir.hpp"
+#include "harness/run.hpp"
 #include "reproduce/explain.hpp"
 #include "reproduce/reproduce.hpp"
 #include "scenario/parse.hpp"
-#include "sim/run.hpp"
-
-#ifndef PVLOCK_SOURCE_DIR
-#define PVLOCK_SOURCE_DIR "."
-#endif
 
 namespace pvlock::cli {
 namespace {
@@ -36,12 +33,7 @@ struct ReproduceArgs {
   std::vector<std::string> sets;
 };
 
-std::string default_experiments_dir() {
-  // Next to the sources of this build, else ./experiments.
-  const std::filesystem::path built = std::filesystem::path(PVLOCK_SOURCE_DIR) / "experiments";
-  if (std::filesystem::is_directory(built)) return built.string();
-  return "experiments";
-}
+std::string default_experiments_dir() { return data_dir("experiments").string(); }
 
 void register_reproduce(CLI::App& app, Action& action) {
   auto args = std::make_shared<ReproduceArgs>();
@@ -129,7 +121,7 @@ void register_reproduce(CLI::App& app, Action& action) {
         const std::int64_t series =
             explain ? reproduce::quarters_series_interval_ns(sc.run.warmup_ms, sc.run.duration_ms)
                     : 0;
-        return sim::run_to_json(sc, nullptr, series);
+        return harness::run_to_json(sc, nullptr, series);
       };
       const auto t0 = std::chrono::steady_clock::now();
       const auto results = reproduce::run_experiments(exps, o, runner);
@@ -147,7 +139,7 @@ void register_reproduce(CLI::App& app, Action& action) {
         if (f == nullptr) throw UsageError("--plot: cannot write " + tmp);
         fmt::print(f, "{}\n", j.dump(2));
         std::fclose(f);
-        const std::string script = std::string(PVLOCK_SOURCE_DIR) + "/tools/plot.py";
+        const std::string script = (data_dir("tools") / "plot.py").string();
         // The script lists the PNGs it wrote: on stderr, so that --json's stdout stays one
         // JSON object; our own buffered stdout goes out first.
         const std::string cmdline =

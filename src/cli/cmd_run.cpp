@@ -1,4 +1,4 @@
-// `pvlock run SCENARIO.toml`: simulate one scenario and print its result (see sim/run.hpp).
+// `pvlock run SCENARIO.toml`: simulate one scenario and print its result (see harness/run.hpp).
 #include <fmt/core.h>
 
 #include <fstream>
@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "report/lockstat_text.hpp"
-#include "report/series_text.hpp"
+#include "harness/run.hpp"
+#include "output/lockstat_text.hpp"
+#include "output/series_text.hpp"
 #include "scenario/parse.hpp"
-#include "sim/run.hpp"
 #include "sim/trace/tracer.hpp"
 
 namespace pvlock::cli {
@@ -115,7 +115,7 @@ void register_run(CLI::App& app, Action& action) {
       }
       nlohmann::ordered_json j;
       try {
-        j = sim::run_to_json(sc, tracer.get(), series_ns);
+        j = harness::run_to_json(sc, tracer.get(), series_ns);
       } catch (const scenario::ScenarioError& e) {
         throw UsageError(e.what());
       } catch (const std::invalid_argument& e) {
@@ -130,8 +130,8 @@ void register_run(CLI::App& app, Action& action) {
         fmt::print("{}\n", j.dump(2));
       } else {
         print_text(j);
-        if (args->lockstat) report::print_lockstat(j["lockstat"]);
-        if (j.contains("series")) report::print_series(j["series"]);
+        if (args->lockstat) output::print_lockstat(j["lockstat"]);
+        if (j.contains("series")) output::print_series(j["series"]);
       }
       if (tracer)
         fmt::print(stderr, "trace: {} events written to {}\n", tracer->event_count(),

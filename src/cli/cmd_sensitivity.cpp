@@ -10,12 +10,10 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/data_dir.hpp"
 #include "sensitivity/screening.hpp"
-#include "sim/run.hpp"
+#include "harness/run.hpp"
 
-#ifndef PVLOCK_SOURCE_DIR
-#define PVLOCK_SOURCE_DIR "."
-#endif
 
 namespace pvlock::cli {
 namespace {
@@ -38,7 +36,7 @@ void plot(const nlohmann::ordered_json& j, const std::string& dir) {
   if (f == nullptr) throw UsageError("--plot: cannot write " + tmp);
   fmt::print(f, "{}\n", j.dump(2));
   std::fclose(f);
-  const std::string script = std::string(PVLOCK_SOURCE_DIR) + "/tools/plot_sensitivity.py";
+  const std::string script = (data_dir("tools") / "plot_sensitivity.py").string();
   const std::string cmdline = "/usr/bin/python3 '" + script + "' '" + tmp + "' '" + dir + "' 1>&2";
   std::fflush(stdout);
   if (std::system(cmdline.c_str()) != 0)
@@ -74,7 +72,7 @@ int run(const SensitivityArgs& a) {
     if (temporary) std::filesystem::remove(po.out);
     const sweep::SweepStats st = sweep::run_points(
         plan.points, po, [&plan](const scenario::Scenario& sc, const sweep::PointSpec& p) {
-          return sensitivity::reduce_run(plan, p, sim::run_to_json(sc));
+          return sensitivity::reduce_run(plan, p, harness::run_to_json(sc));
         });
     if (!a.quiet)
       fmt::print(stderr,

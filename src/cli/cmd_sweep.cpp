@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "sim/run.hpp"
+#include "harness/run.hpp"
 #include "sweep/runner.hpp"
 
 namespace pvlock::cli {
@@ -49,8 +49,8 @@ void register_sweep(CLI::App& app, Action& action) {
         for (const std::string& v : args->varies) o.varies.push_back(sweep::parse_vary(v));
         if (!args->shard.empty())
           std::tie(o.shard_index, o.shard_count) = sweep::parse_shard(args->shard);
-        const sweep::SweepStats st =
-            sweep::run_sweep(o, [](const scenario::Scenario& sc) { return sim::run_to_json(sc); });
+        const sweep::SweepStats st = sweep::run_sweep(
+            o, [](const scenario::Scenario& sc) { return harness::run_to_json(sc); });
         if (!args->quiet)
           fmt::print(stderr,
                      "sweep: {} points in total, {} in this shard, {} already in {}, {} run\n",

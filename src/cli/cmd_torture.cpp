@@ -7,12 +7,13 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "harness/sim_torture.hpp"
 #include "native/torture.hpp"
+#include "output/counters_json.hpp"
+#include "output/torture_json.hpp"
 #include "pvlock/env/native.hpp"
 #include "pvlock/lock/knobs.hpp"
 #include "pvlock/lock/registry.hpp"
-#include "report/counters_json.hpp"
-#include "report/torture_json.hpp"
 #include "scenario/parse.hpp"
 #include "workload/torture.hpp"
 
@@ -45,8 +46,8 @@ nlohmann::ordered_json to_json(const native::TortureResult& r, const std::string
   j["threads"] = r.threads;
   j["readers"] = r.readers;
   j["duration_s"] = r.duration_s;
-  report::torture_outcome_json(j, r);
-  j["counters"] = report::counters_json(r.counters);
+  output::torture_outcome_json(j, r);
+  j["counters"] = output::counters_json(r.counters);
   return j;
 }
 
@@ -124,7 +125,7 @@ void register_torture(CLI::App& app, Action& action) {
       // --world sim: a bare-metal simulated machine, --duration in simulated seconds.
       native::TortureResult r;
       try {
-        r = a.world == "sim" ? workload::run_sim_torture(o, overrides) : native::run_torture(o);
+        r = a.world == "sim" ? harness::run_sim_torture(o, overrides) : native::run_torture(o);
       } catch (const scenario::ScenarioError& e) {
         throw UsageError(e.what());
       }

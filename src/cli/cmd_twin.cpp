@@ -18,6 +18,7 @@
 
 #include "calibrate/calibration.hpp"
 #include "cli/commands.hpp"
+#include "cli/data_dir.hpp"
 #include "twin/twin.hpp"
 
 namespace pvlock::cli {
@@ -169,7 +170,7 @@ int run(const TwinArgs& a) {
   if (a.plot_dir) {
     const std::string tmp = *a.plot_dir + "/twin.json";
     std::ofstream(tmp) << json;
-    const std::string script = std::string(PVLOCK_SOURCE_DIR) + "/tools/plot_twin.py";
+    const std::string script = (data_dir("tools") / "plot_twin.py").string();
     const std::string cmd =
         "/usr/bin/python3 '" + script + "' '" + tmp + "' '" + *a.plot_dir + "' 1>&2";
     if (std::system(cmd.c_str()) != 0) {

@@ -11,7 +11,7 @@
 
 namespace pvlock::reproduce {
 
-// With a "series" in the run (sim/series/), the first line is the score per quarter of the
+// With a "series" in the run (harness/series.hpp), the first line is the score per quarter of the
 // measured window, so that a cell whose run changes regime mid-window says so.
 std::string explain_run(const nlohmann::ordered_json& run);
 

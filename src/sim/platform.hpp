@@ -9,6 +9,7 @@
 #pragma once
 
 #include "sim/engine/event_queue.hpp"
+#include "sim/host_counters.hpp"
 
 namespace pvlock::sim {
 
@@ -59,6 +60,12 @@ class Platform {
   // The vCPU's steal time since the run began (kvm_steal_time's `steal`): wall time it spent
   // runnable but off its physical CPU, a wait in progress included. Bare metal has none.
   virtual std::int64_t steal_ns(const Vcpu&, std::int64_t /*now*/) const { return 0; }
+  // The host's counters over the measured window, for the whole machine and for guest
+  // `guest` (its index), and that guest's steal time at `now`, waits in progress included.
+  // A platform without a host (bare metal) has no counters: nullptr, and no steal.
+  virtual const HostCounters* host_counters() const { return nullptr; }
+  virtual const HostCounters* guest_host_counters(int /*guest*/) const { return nullptr; }
+  virtual std::int64_t guest_steal_ns(int /*guest*/, std::int64_t /*now*/) const { return 0; }
 };
 
 }  // namespace pvlock::sim

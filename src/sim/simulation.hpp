@@ -27,7 +27,7 @@ namespace trace {
 class Tracer;
 }
 
-// A periodic observer of a run (sim/series/): sample() at every interval boundary of
+// A periodic observer of a run (harness/series.hpp): sample() at every interval boundary of
 // simulated time and once more at the end; before_reset() right before the measured
 // window's statistics restart (warm-up end), so that it can carry its running totals over.
 // Sampling reads state and changes none, so a sampled run computes the same results.
@@ -62,6 +62,7 @@ class Simulation {
   const Topology& topology() const { return topo_; }
   Coherence& coherence() { return coherence_; }
   Platform& platform() { return *platform_; }
+  const Platform& platform() const { return *platform_; }
   EventQueue& queue() { return queue_; }
   std::vector<std::unique_ptr<Guest>>& guests() { return guests_; }
   Watchdog& watchdog() { return watchdog_; }

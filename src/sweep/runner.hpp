@@ -15,7 +15,7 @@
 
 namespace pvlock::sweep {
 
-// Simulates one scenario (sim::run_to_json in the CLI; a fake in tests). Must be callable
+// Simulates one scenario (harness::run_to_json in the CLI; a fake in tests). Must be callable
 // from several threads at once.
 using RunFn = std::function<nlohmann::ordered_json(const scenario::Scenario&)>;
 

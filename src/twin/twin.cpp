@@ -13,8 +13,8 @@
 #include <thread>
 
 #include "calibrate/system_facts.hpp"
+#include "harness/run.hpp"
 #include "native/bench.hpp"
-#include "sim/run.hpp"
 #include "twin/background.hpp"
 #include "twin/rank.hpp"
 
@@ -26,7 +26,7 @@ void simulate(const calibrate::Calibration& cal, const TwinOptions& o, TwinCell&
   s.background_threads = c.stress_threads;
   const scenario::Scenario sc = twin_scenario(cal, find_twin(c.lock), c.threads, o.workload, s);
   const auto t0 = std::chrono::steady_clock::now();
-  const nlohmann::ordered_json j = sim::run_to_json(sc);
+  const nlohmann::ordered_json j = harness::run_to_json(sc);
   c.sim_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto& vm = j.at("vms").at(0);
   c.predicted_ops_s = vm.at("score").get<double>();

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,13 +23,7 @@ namespace pvlock::workload {
 
 std::unique_ptr<Workload> make_torture(const scenario::WorkloadSpec& spec, sim::Guest& guest);
 
-// `pvlock torture --world sim`: the torture workload on a bare-metal simulated machine with
-// o.threads CPUs (one writer each, plus o.readers reader tasks) for o.duration_s simulated
-// seconds; the result in the native harness's terms. `overrides` are scenario overrides as
-// `pvlock run --set` takes them for a bare-metal scenario ("faults.drop_kick=0.01",
-// "workload.irqs_off=true", "guest.spin_threshold=1"), applied to that scenario. Throws
-// std::invalid_argument for an unknown lock and scenario::ScenarioError for a bad override.
-native::TortureResult run_sim_torture(const native::TortureOptions& o,
-                                      const std::vector<std::string>& overrides = {});
+// The verdict of a torture workload `w` made by make_torture(); nullopt for any other.
+std::optional<native::TortureResult> torture_result(const Workload& w);
 
 }  // namespace pvlock::workload

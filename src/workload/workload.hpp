@@ -24,7 +24,7 @@ class Workload {
   virtual void report(nlohmann::ordered_json& vm) const { (void)vm; }
   // Work completed since time 0, warm-up included, in the score's unit times seconds
   // (records, ops, MB, messages): its rate over an interval is the score of that interval
-  // (sim/series/). Empty for workloads whose score is not a rate.
+  // (harness/series.hpp). Empty for workloads whose score is not a rate.
   virtual std::optional<double> done() const { return std::nullopt; }
 };
 

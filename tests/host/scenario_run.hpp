@@ -5,19 +5,19 @@
 #include <string>
 #include <vector>
 
+#include "harness/run.hpp"
 #include "scenario/parse.hpp"
-#include "sim/run.hpp"
 
 namespace pvlock::sim::test {
 
 inline nlohmann::ordered_json run_toml(const char* toml, const char* name,
                                        const std::vector<std::string>& overrides) {
-  return run_to_json(scenario::parse_scenario(toml, name, overrides));
+  return harness::run_to_json(scenario::parse_scenario(toml, name, overrides));
 }
 
 inline nlohmann::ordered_json run_file(const std::string& path,
                                        const std::vector<std::string>& overrides) {
-  return run_to_json(scenario::load_scenario_file(path, overrides));
+  return harness::run_to_json(scenario::load_scenario_file(path, overrides));
 }
 
 inline double counter(const nlohmann::ordered_json& j, const char* name) {

@@ -42,4 +42,13 @@ run(installed-cli ${prefix}/bin/pvlock locks)
 if(NOT last_output MATCHES "mcs")
   message(FATAL_ERROR "installed pvlock CLI did not list the locks:\n${last_output}")
 endif()
+# The installed binary finds its experiments under <prefix>/share/pvlock from any working
+# directory (no source path compiled in): asked for an experiment that does not exist, it
+# must list the shipped ones.
+execute_process(COMMAND ${prefix}/bin/pvlock reproduce --only no-such-experiment
+                WORKING_DIRECTORY ${WORK_DIR} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "seed000")
+  message(FATAL_ERROR "installed pvlock did not find its experiments (exit ${rc}):\n${out}${err}")
+endif()
 message(STATUS "installed pvlock at ${prefix}; consumer built and ran")

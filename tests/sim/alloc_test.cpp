@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <new>
 
-#include "sim/run.hpp"
+#include "harness/run.hpp"
 #include "sim/simulation.hpp"
 #include "sim_helpers.hpp"
 
@@ -41,7 +41,8 @@ std::uint64_t allocations_during_run(const std::string& lock, double duration_ms
   testing::set_param(sc, "hold_ns", testing::constant(100));
   testing::set_param(sc, "tasks_per_vcpu", std::int64_t{2});
   std::uint64_t during = 0;
-  run_scenario(sc, [&](Simulation&, std::vector<VmRun>&) { during = g_allocs.load(); });
+  harness::run_scenario(
+      sc, [&](Simulation&, std::vector<harness::VmRun>&) { during = g_allocs.load(); });
   return during;
 }
 
@@ -68,7 +69,8 @@ std::uint64_t messaging_allocations_during_run(double duration_ms) {
   testing::set_param(sc, "loops", std::int64_t{4});
   testing::set_param(sc, "lifecycle", true);
   std::uint64_t during = 0;
-  run_scenario(sc, [&](Simulation&, std::vector<VmRun>&) { during = g_allocs.load(); });
+  harness::run_scenario(
+      sc, [&](Simulation&, std::vector<harness::VmRun>&) { during = g_allocs.load(); });
   return during;
 }
 

@@ -3,7 +3,7 @@
 
 #include <thread>
 
-#include "sim/run.hpp"
+#include "harness/run.hpp"
 #include "sim_helpers.hpp"
 
 namespace pvlock::sim {
@@ -27,18 +27,18 @@ scenario::Scenario lockloop(std::uint64_t seed, const std::string& lock) {
 
 TEST(Determinism, SameSeedSameBytes) {
   for (const char* lock : {"tas", "mcs", "ticket"}) {
-    const auto a = without_perf(run_to_json(lockloop(7, lock)));
-    const auto b = without_perf(run_to_json(lockloop(7, lock)));
+    const auto a = without_perf(harness::run_to_json(lockloop(7, lock)));
+    const auto b = without_perf(harness::run_to_json(lockloop(7, lock)));
     EXPECT_EQ(a, b) << lock;
-    EXPECT_NE(a, without_perf(run_to_json(lockloop(8, lock)))) << lock;
+    EXPECT_NE(a, without_perf(harness::run_to_json(lockloop(8, lock)))) << lock;
   }
 }
 
 TEST(Determinism, ParallelRunsAgreeWithSerialOnes) {
-  const auto serial = without_perf(run_to_json(lockloop(3, "mcs")));
+  const auto serial = without_perf(harness::run_to_json(lockloop(3, "mcs")));
   std::string par[2];
-  std::thread t0([&] { par[0] = without_perf(run_to_json(lockloop(3, "mcs"))); });
-  std::thread t1([&] { par[1] = without_perf(run_to_json(lockloop(3, "mcs"))); });
+  std::thread t0([&] { par[0] = without_perf(harness::run_to_json(lockloop(3, "mcs"))); });
+  std::thread t1([&] { par[1] = without_perf(harness::run_to_json(lockloop(3, "mcs"))); });
   t0.join();
   t1.join();
   EXPECT_EQ(par[0], serial);

@@ -6,9 +6,9 @@
 
 #include <string>
 
+#include "harness/run.hpp"
 #include "scenario/parse.hpp"
 #include "sim/guest/sim_env.hpp"
-#include "sim/run.hpp"
 #include "sim/simulation.hpp"
 #include "sim_helpers.hpp"
 #include "workload/guest_api.hpp"
@@ -140,9 +140,9 @@ scenario::Scenario lifecycle(Sched s) {
 }
 
 TEST(GuestCfs, MessagingLifecycleIsLiveExclusiveAndReproducible) {
-  const auto a = run_to_json(lifecycle(Sched::cfs));
-  const auto b = run_to_json(lifecycle(Sched::cfs));
-  const auto rr = run_to_json(lifecycle(Sched::rr));
+  const auto a = harness::run_to_json(lifecycle(Sched::cfs));
+  const auto b = harness::run_to_json(lifecycle(Sched::cfs));
+  const auto rr = harness::run_to_json(lifecycle(Sched::rr));
   EXPECT_FALSE(a.contains("liveness")) << a["liveness"].dump(2);
   const auto& vm = a.at("vms").at(0);
   EXPECT_EQ(vm.at("lifecycle_violations").get<std::uint64_t>(), 0u);

@@ -3,8 +3,8 @@
 
 #include <string>
 
+#include "harness/run.hpp"
 #include "scenario/parse.hpp"
-#include "sim/run.hpp"
 
 namespace pvlock::sim {
 namespace {
@@ -31,7 +31,7 @@ nlohmann::ordered_json row(const nlohmann::ordered_json& j, const std::string& v
 }
 
 TEST(LockStat, ContendedLockloopAccountsWaitAndHold) {
-  const auto j = run_to_json(scenario::parse_scenario(kLoop, "lockstat.toml", {}));
+  const auto j = harness::run_to_json(scenario::parse_scenario(kLoop, "lockstat.toml", {}));
   ASSERT_EQ(j.at("lockstat").at("machine").size(), 1u);
   const auto r = row(j, "machine", 0);
   EXPECT_EQ(r.at("name"), "lockloop.lock");
@@ -53,8 +53,8 @@ TEST(LockStat, ContendedLockloopAccountsWaitAndHold) {
 }
 
 TEST(LockStat, OneCpuNeverContends) {
-  const auto j =
-      run_to_json(scenario::parse_scenario(kLoop, "lockstat.toml", {"machine.cores_per_socket=1"}));
+  const auto j = harness::run_to_json(
+      scenario::parse_scenario(kLoop, "lockstat.toml", {"machine.cores_per_socket=1"}));
   const auto r = row(j, "machine", 0);
   EXPECT_GT(r.at("acquisitions").get<std::uint64_t>(), 0u);
   EXPECT_EQ(r.at("contentions").get<std::uint64_t>(), 0u);
@@ -73,7 +73,7 @@ cores_per_socket = 4
 [workload]
 type = "ebizzy"
 )";
-  auto j = run_to_json(scenario::parse_scenario(ebizzy, "e.toml", {}));
+  auto j = harness::run_to_json(scenario::parse_scenario(ebizzy, "e.toml", {}));
   EXPECT_EQ(row(j, "machine", 0).at("name"), "ebizzy.zone");
   EXPECT_EQ(row(j, "machine", 1).at("name"), "ebizzy.lru");
   EXPECT_GT(row(j, "machine", 1).at("acquisitions").get<std::uint64_t>(), 0u);
@@ -90,7 +90,7 @@ groups = 2
 senders = 3
 receivers = 3
 )";
-  j = run_to_json(scenario::parse_scenario(msg, "m.toml", {}));
+  j = harness::run_to_json(scenario::parse_scenario(msg, "m.toml", {}));
   ASSERT_EQ(j.at("lockstat").at("machine").size(), 6u);
   EXPECT_EQ(row(j, "machine", 5).at("name"), "messaging.pipe_mutex[5]");
   EXPECT_GT(row(j, "machine", 5).at("acquisitions").get<std::uint64_t>(), 0u);

@@ -5,8 +5,8 @@
 
 #include <string>
 
+#include "harness/run.hpp"
 #include "scenario/parse.hpp"
-#include "sim/run.hpp"
 #include "sim_helpers.hpp"
 
 namespace pvlock::sim {
@@ -29,7 +29,7 @@ const nlohmann::ordered_json& stat_row(const nlohmann::ordered_json& j, const st
 }
 
 TEST(MessagingLifecycle, ForksExitsAndReapsWithExclusion) {
-  const auto j = run_to_json(lifecycle());
+  const auto j = harness::run_to_json(lifecycle());
   EXPECT_FALSE(j.contains("liveness")) << j["liveness"].dump(2);
   const auto& vm = j.at("vms").at(0);
   EXPECT_GT(vm.at("score").get<double>(), 0);
@@ -53,7 +53,7 @@ TEST(MessagingLifecycle, ForksExitsAndReapsWithExclusion) {
 TEST(MessagingLifecycle, WholeRunsBackToBack) {
   scenario::Scenario sc = lifecycle();
   testing::set_param(sc, "lifecycle_runs", true);
-  const auto j = run_to_json(sc);
+  const auto j = harness::run_to_json(sc);
   EXPECT_FALSE(j.contains("liveness")) << j["liveness"].dump(2);
   const auto& vm = j.at("vms").at(0);
   EXPECT_GT(vm.at("score").get<double>(), 0);
@@ -68,13 +68,13 @@ TEST(MessagingLifecycle, WholeRunsBackToBack) {
 TEST(MessagingLifecycle, SelfCheckCatchesBustedTasklistLock) {
   scenario::Scenario sc = lifecycle("busted");
   testing::set_param(sc, "tasklist_hold_ns", testing::constant(20'000));
-  const auto j = run_to_json(sc);
+  const auto j = harness::run_to_json(sc);
   EXPECT_GT(j.at("vms").at(0).at("lifecycle_violations").get<std::uint64_t>(), 0u);
 }
 
 TEST(MessagingLifecycle, SameSeedSameRun) {
-  const auto a = run_to_json(lifecycle("pvqspinlock", 7));
-  const auto b = run_to_json(lifecycle("pvqspinlock", 7));
+  const auto a = harness::run_to_json(lifecycle("pvqspinlock", 7));
+  const auto b = harness::run_to_json(lifecycle("pvqspinlock", 7));
   EXPECT_EQ(a.at("vms").at(0).at("score").get<double>(),
             b.at("vms").at(0).at("score").get<double>());
   EXPECT_EQ(a.at("vms").dump(), b.at("vms").dump());
@@ -88,9 +88,9 @@ TEST(MessagingLifecycle, SameSeedSameRun) {
 TEST(MessagingLifecycle, PreemptNoneIsLiveReproducibleAndDifferent) {
   scenario::Scenario none = lifecycle("pvqspinlock", 3);
   none.vms.front().guest.preempt = scenario::GuestSpec::Preempt::none;
-  const auto a = run_to_json(none);
-  const auto b = run_to_json(none);
-  const auto full = run_to_json(lifecycle("pvqspinlock", 3));
+  const auto a = harness::run_to_json(none);
+  const auto b = harness::run_to_json(none);
+  const auto full = harness::run_to_json(lifecycle("pvqspinlock", 3));
   EXPECT_FALSE(a.contains("liveness")) << a["liveness"].dump(2);
   EXPECT_EQ(a.at("vms").at(0).at("lifecycle_violations").get<std::uint64_t>(), 0u);
   EXPECT_GT(a.at("vms").at(0).at("reaps").get<std::uint64_t>(), 48u);
@@ -106,8 +106,8 @@ TEST(MessagingLifecycle, OffIsTheSteadyStateModel) {
   testing::set_param(off, "lifecycle", false);
   scenario::Scenario unset = lifecycle();
   unset.vms.front().workload.params.erase("lifecycle");
-  const auto a = run_to_json(off);
-  const auto b = run_to_json(unset);
+  const auto a = harness::run_to_json(off);
+  const auto b = harness::run_to_json(unset);
   EXPECT_EQ(a.at("lockstat").at("machine").size(), 12u);  // 3 groups x 4 pipes
   EXPECT_FALSE(a.at("vms").at(0).contains("forks"));
   EXPECT_EQ(a.at("vms").dump(), b.at("vms").dump());
@@ -153,7 +153,7 @@ TEST(MessagingLifecycle, FileVmasTakeTheirFilesIMmapRwsemAtForkAndExit) {
   scenario::Scenario sc = lifecycle();
   testing::set_param(sc, "file_vmas", std::int64_t{6});
   testing::set_param(sc, "mapped_files", std::int64_t{3});
-  const auto j = run_to_json(sc);
+  const auto j = harness::run_to_json(sc);
   EXPECT_FALSE(j.contains("liveness")) << j["liveness"].dump(2);
   const auto& vm = j.at("vms").at(0);
   EXPECT_EQ(vm.at("lifecycle_violations").get<std::uint64_t>(), 0u);
@@ -172,7 +172,7 @@ TEST(MessagingLifecycle, FileVmasTakeTheirFilesIMmapRwsemAtForkAndExit) {
   }
   EXPECT_THROW((void)stat_row(j, "messaging.i_mmap_rwsem[3]"), std::runtime_error);
   // Without file_vmas there are no i_mmap_rwsem rows, and the run is the one of before.
-  const auto off = run_to_json(lifecycle());
+  const auto off = harness::run_to_json(lifecycle());
   EXPECT_THROW((void)stat_row(off, "messaging.i_mmap_rwsem[0]"), std::runtime_error);
   EXPECT_NE(off.at("vms").dump(), j.at("vms").dump());
 }

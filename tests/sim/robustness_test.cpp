@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "sim/run.hpp"
+#include "harness/run.hpp"
 #include "sim_helpers.hpp"
 
 namespace pvlock::sim {
@@ -29,7 +29,7 @@ scenario::Scenario pv_lockloop(bool irqs_off, double drop_kick, std::uint64_t se
 }
 
 TEST(Watchdog, LostKickWithIrqsOffIsReported) {
-  const auto j = run_to_json(pv_lockloop(true, 0.2));
+  const auto j = harness::run_to_json(pv_lockloop(true, 0.2));
   ASSERT_TRUE(j.contains("liveness")) << j.dump(2);
   const auto& l = j["liveness"];
   EXPECT_EQ(l["limit_ns"].get<std::int64_t>(), 20'000'000);  // half of the 40 ms run
@@ -45,7 +45,7 @@ TEST(Watchdog, LostKickWithIrqsOffIsReported) {
 }
 
 TEST(Watchdog, LostKickWithIrqsOnIsALateWakeup) {
-  const auto j = run_to_json(pv_lockloop(false, 0.2));
+  const auto j = harness::run_to_json(pv_lockloop(false, 0.2));
   EXPECT_FALSE(j.contains("liveness")) << j["liveness"].dump(2);
   EXPECT_GT(j["faults"]["late_wakeups"].get<std::uint64_t>(), 0u);
   // The guest tick (4 ms) ends each such halt; the kick may be lost just before the waiter
@@ -56,7 +56,7 @@ TEST(Watchdog, LostKickWithIrqsOnIsALateWakeup) {
 TEST(Watchdog, CanBeTurnedOff) {
   scenario::Scenario sc = pv_lockloop(true, 0.2);
   sc.run.watchdog_ms = 0;
-  EXPECT_FALSE(run_to_json(sc).contains("liveness"));
+  EXPECT_FALSE(harness::run_to_json(sc).contains("liveness"));
 }
 
 TEST(Faults, SameSeedSameBytes) {
@@ -64,16 +64,16 @@ TEST(Faults, SameSeedSameBytes) {
   sc.faults.spurious_wakeup = 0.1;
   sc.faults.kick_delay_ns = 3000;
   sc.faults.ipi_delay_ns = 2000;
-  const auto a = without_perf(run_to_json(sc));
-  EXPECT_EQ(a, without_perf(run_to_json(sc)));
+  const auto a = without_perf(harness::run_to_json(sc));
+  EXPECT_EQ(a, without_perf(harness::run_to_json(sc)));
   sc.run.seed = 4;
-  EXPECT_NE(a, without_perf(run_to_json(sc)));
+  EXPECT_NE(a, without_perf(harness::run_to_json(sc)));
 }
 
 TEST(Faults, SpuriousWakeupsAreToleratedAndCounted) {
   scenario::Scenario sc = pv_lockloop(false, 0);
   sc.faults.spurious_wakeup = 0.2;
-  const auto j = run_to_json(sc);
+  const auto j = harness::run_to_json(sc);
   EXPECT_FALSE(j.contains("liveness"));
   EXPECT_GT(j["faults"]["spurious_wakeups"].get<std::uint64_t>(), 0u);
   EXPECT_GT(j["counters"]["pv_spurious_wakeup"].get<std::uint64_t>(), 0u);
@@ -89,17 +89,17 @@ TEST(Faults, PreemptAtAccessIsDeterministicAndTolerated) {
   sc.vms.front().placement = scenario::VmSpec::Placement::floating;
   sc.faults.preempt_at_access = 0.002;
   sc.faults.preempt_at_access_ns = 30'000;
-  const auto j = run_to_json(sc);
+  const auto j = harness::run_to_json(sc);
   EXPECT_FALSE(j.contains("liveness")) << j["liveness"].dump(2);
   EXPECT_GT(j["faults"]["preempted_at_access"].get<std::uint64_t>(), 0u);
   EXPECT_GT(j["host"]["preemptions"].get<std::uint64_t>(), 0u);
-  EXPECT_EQ(without_perf(j), without_perf(run_to_json(sc)));
+  EXPECT_EQ(without_perf(j), without_perf(harness::run_to_json(sc)));
   sc.faults.preempt_at_access = 0;
-  EXPECT_FALSE(run_to_json(sc).contains("faults"));  // off: nothing drawn, nothing shown
+  EXPECT_FALSE(harness::run_to_json(sc).contains("faults"));  // off: nothing drawn, nothing shown
 }
 
 TEST(Faults, AbsentFaultsLeaveNoTrace) {
-  const auto j = run_to_json(pv_lockloop(false, 0));
+  const auto j = harness::run_to_json(pv_lockloop(false, 0));
   EXPECT_FALSE(j.contains("faults"));
   EXPECT_FALSE(j.contains("liveness"));
 }

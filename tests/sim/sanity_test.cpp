@@ -1,7 +1,7 @@
 // Scores against arithmetic: an uncontended task and a saturated queued lock.
 #include <gtest/gtest.h>
 
-#include "sim/run.hpp"
+#include "harness/run.hpp"
 #include "sim_helpers.hpp"
 
 namespace pvlock::sim {
@@ -21,7 +21,7 @@ TEST(Sanity, UncontendedTaskScoresOneOverItsLoop) {
   // Fast path on lines the CPU owns: xchg + cmpxchg, a few plain stores and loads.
   const double fast = 2 * c.atomic_local_ns + 8 * c.l1_hit_ns;
   const double expected = 1e9 / (2000 + 500 + fast);
-  EXPECT_NEAR(score(run_to_json(sc)), expected, 0.02 * expected);
+  EXPECT_NEAR(score(harness::run_to_json(sc)), expected, 0.02 * expected);
 }
 
 TEST(Sanity, SaturatedMcsHandsOffAtAboutOneTransfer) {
@@ -29,7 +29,7 @@ TEST(Sanity, SaturatedMcsHandsOffAtAboutOneTransfer) {
   set_param(sc, "compute_ns", constant(0));
   set_param(sc, "hold_ns", constant(2000));
   const double expected = 1e9 / (2000 + sc.costs.xfer_socket_ns);
-  EXPECT_NEAR(score(run_to_json(sc)), expected, 0.10 * expected);
+  EXPECT_NEAR(score(harness::run_to_json(sc)), expected, 0.10 * expected);
 }
 
 TEST(Sanity, TestAndSetCollapsesUnderContention) {
@@ -37,9 +37,9 @@ TEST(Sanity, TestAndSetCollapsesUnderContention) {
   scenario::Scenario sc = bare_metal(2, 16, "tas", "lockloop", 2, 0.5);
   set_param(sc, "compute_ns", constant(470));
   set_param(sc, "hold_ns", constant(150));
-  const double tas = score(run_to_json(sc));
+  const double tas = score(harness::run_to_json(sc));
   sc.vms[0].guest.lock_name = "mcs";
-  const double mcs = score(run_to_json(sc));
+  const double mcs = score(harness::run_to_json(sc));
   EXPECT_GT(mcs, 2 * tas);
 }
 
@@ -52,7 +52,7 @@ TEST(Sanity, ATestAndSetReleaseIsRetriedOnlyByTheSpinnersWhoseReadBeatTheWinner)
   scenario::Scenario sc = bare_metal(2, 32, "tas", "lockloop", 4, 1);
   set_param(sc, "compute_ns", constant(470));
   set_param(sc, "hold_ns", constant(150));
-  const double per_op_ns = 1e9 / score(run_to_json(sc));
+  const double per_op_ns = 1e9 / score(harness::run_to_json(sc));
   const double handoff = per_op_ns - 150;
   EXPECT_LT(handoff, 16 * sc.costs.xfer_remote_ns);
   EXPECT_GT(handoff, 2 * sc.costs.xfer_socket_ns);

@@ -3,17 +3,17 @@
 
 #include <string>
 
+#include "harness/run.hpp"
 #include "scenario/parse.hpp"
 #include "scenario/scenario.hpp"
 #include "sim/guest/sim_atomic.hpp"
-#include "sim/run.hpp"
 
 namespace pvlock::sim::testing {
 
 // The error that scenario `text` (named `file`) gives when it is parsed and run; "" if none.
 inline std::string scenario_error(const std::string& text, const std::string& file) {
   try {
-    (void)run_to_json(scenario::parse_scenario(text, file, {}));
+    (void)harness::run_to_json(scenario::parse_scenario(text, file, {}));
   } catch (const scenario::ScenarioError& e) {
     return e.what();
   }

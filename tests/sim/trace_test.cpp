@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "harness/run.hpp"
 #include "scenario/parse.hpp"
-#include "sim/run.hpp"
 #include "sim/trace/tracer.hpp"
 
 namespace pvlock::sim {
@@ -46,7 +46,7 @@ hold_ns = 1000
 
 std::string traced(trace::Window w, const std::vector<std::string>& overrides = {}) {
   trace::Tracer tr(w);
-  run_to_json(scenario::parse_scenario(kPv, "trace_test.toml", overrides), &tr);
+  harness::run_to_json(scenario::parse_scenario(kPv, "trace_test.toml", overrides), &tr);
   std::ostringstream out;
   tr.write(out);
   return out.str();
@@ -152,9 +152,9 @@ TEST(Trace, ByteIdenticalForTheSameSeed) {
 
 TEST(Trace, TracingDoesNotChangeTheRun) {
   const auto sc = scenario::parse_scenario(kPv, "trace_test.toml", {});
-  auto plain = run_to_json(sc);
+  auto plain = harness::run_to_json(sc);
   trace::Tracer tr(window(0.004, 0.006));
-  auto with = run_to_json(sc, &tr);
+  auto with = harness::run_to_json(sc, &tr);
   plain.erase("perf");
   with.erase("perf");
   EXPECT_EQ(plain.dump(), with.dump());

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "sim/run.hpp"
+#include "harness/run.hpp"
 #include "sim_helpers.hpp"
 
 namespace pvlock::sim {
@@ -29,7 +29,7 @@ scenario::Scenario ebizzy(double drop_kick, std::uint64_t seed = 1) {
 
 TEST(WorkloadProgress, EbizzyLostKickIsReported) {
   // Rare enough that records complete first: a task is watched from its first report.
-  const auto j = run_to_json(ebizzy(0.02));
+  const auto j = harness::run_to_json(ebizzy(0.02));
   ASSERT_TRUE(j.contains("liveness")) << j.dump(2);
   const auto& t = j["liveness"]["tasks"][0];
   EXPECT_NE(t["task"].get<std::string>().find("ebizzy/"), std::string::npos) << t.dump(2);
@@ -43,7 +43,7 @@ TEST(WorkloadProgress, EbizzyLostKickIsReported) {
 
 TEST(WorkloadProgress, EbizzyWithoutFaultsIsNotFlagged) {
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
-    const auto j = run_to_json(ebizzy(0, seed));
+    const auto j = harness::run_to_json(ebizzy(0, seed));
     EXPECT_FALSE(j.contains("liveness")) << "seed " << seed << ": " << j["liveness"].dump(2);
     EXPECT_GT(j["vms"][0]["records"].get<std::uint64_t>(), 0u);
   }
@@ -63,10 +63,10 @@ scenario::Scenario messaging() {
 }
 
 TEST(WorkloadProgress, MessagingTasksAreWatched) {
-  EXPECT_FALSE(run_to_json(messaging()).contains("liveness"));
+  EXPECT_FALSE(harness::run_to_json(messaging()).contains("liveness"));
   scenario::Scenario sc = messaging();
   sc.run.watchdog_ms = 0.001;
-  const auto j = run_to_json(sc);
+  const auto j = harness::run_to_json(sc);
   ASSERT_TRUE(j.contains("liveness"));
   const std::string task = j["liveness"]["tasks"][0]["task"].get<std::string>();
   EXPECT_TRUE(task.find("sender/") != std::string::npos ||
@@ -77,7 +77,7 @@ TEST(WorkloadProgress, MessagingTasksAreWatched) {
 TEST(WorkloadProgress, EbizzyTasksAreWatched) {
   scenario::Scenario sc = ebizzy(0);
   sc.run.watchdog_ms = 0.001;
-  const auto j = run_to_json(sc);
+  const auto j = harness::run_to_json(sc);
   ASSERT_TRUE(j.contains("liveness"));
   EXPECT_NE(j["liveness"]["tasks"][0]["task"].get<std::string>().find("ebizzy/"),
             std::string::npos);

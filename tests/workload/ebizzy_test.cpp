@@ -7,8 +7,8 @@
 
 #include <string>
 
+#include "harness/run.hpp"
 #include "scenario/parse.hpp"
-#include "sim/run.hpp"
 
 namespace pvlock::workload {
 namespace {
@@ -41,11 +41,11 @@ std::uint64_t acquisitions(const nlohmann::ordered_json& j, const std::string& l
 }
 
 TEST(Ebizzy, MadviseFlushesBeforeItFreesThePages) {
-  const auto j = sim::run_to_json(scenario::parse_scenario(kMadviseOnly, "e.toml", {}));
+  const auto j = harness::run_to_json(scenario::parse_scenario(kMadviseOnly, "e.toml", {}));
   EXPECT_EQ(acquisitions(j, "ebizzy.lru"), 0u);
   EXPECT_EQ(acquisitions(j, "ebizzy.zone"), 0u);
   // Without the shootdown the same window frees pages many times over.
-  const auto k = sim::run_to_json(
+  const auto k = harness::run_to_json(
       scenario::parse_scenario(kMadviseOnly, "e.toml", {"workload.shootdown=false"}));
   EXPECT_GT(acquisitions(k, "ebizzy.lru"), 10u);
   EXPECT_GT(acquisitions(k, "ebizzy.zone"), 10u);
@@ -82,7 +82,7 @@ std::uint64_t at(const nlohmann::ordered_json& j, const char* key) {
 }
 
 TEST(Ebizzy, ShootdownCensusCountsEveryTargetOfEveryShootdownOnce) {
-  const auto j = sim::run_to_json(scenario::parse_scenario(kOvercommitted, "o.toml", {}));
+  const auto j = harness::run_to_json(scenario::parse_scenario(kOvercommitted, "o.toml", {}));
   std::uint64_t preempted = 0, halted = 0;
   for (const auto& vm : j.at("vms")) {
     const auto& sd = vm.at("shootdowns");
@@ -102,7 +102,7 @@ TEST(Ebizzy, ShootdownCensusCountsEveryTargetOfEveryShootdownOnce) {
   EXPECT_GT(halted, 0u);
 
   // Bare metal: no host to preempt a CPU, and the native lock never halts.
-  const auto b = sim::run_to_json(scenario::parse_scenario(
+  const auto b = harness::run_to_json(scenario::parse_scenario(
       kMadviseOnly, "e.toml", {"faults.ipi_delay_ns=0", "run.duration_ms=5"}));
   const auto& sd = b.at("vms").at(0).at("shootdowns");
   EXPECT_GT(at(sd, "done"), 0u);
@@ -115,7 +115,7 @@ TEST(Ebizzy, AFunctionCallQueuedBehindAnUnrunOneSendsNoIpi) {
   // empty: a preempted target collects the calls of several shootdowns behind one IPI.
   // The window is the whole run, so the census counts every target of every shootdown.
   const auto j =
-      sim::run_to_json(scenario::parse_scenario(kOvercommitted, "o.toml", {"run.warmup_ms=0"}));
+      harness::run_to_json(scenario::parse_scenario(kOvercommitted, "o.toml", {"run.warmup_ms=0"}));
   std::uint64_t ipis = 0, targets = 0, queued = 0;
   for (const auto& vm : j.at("vms")) {
     ipis += at(vm, "shootdown_ipis");
@@ -135,7 +135,7 @@ TEST(Ebizzy, ShootdownWaitIsProfiledAsSmpCallFunctionMany) {
   // Every IPI 200 us late against ~12 us of work per record: the run is nearly all
   // shootdown wait, which perf in a guest shows under smp_call_function_many()
   // (csd_lock_wait() is inlined there), not as a generic spin.
-  const auto j = sim::run_to_json(scenario::parse_scenario(
+  const auto j = harness::run_to_json(scenario::parse_scenario(
       kMadviseOnly, "e.toml", {"faults.ipi_delay_ns=200000", "run.duration_ms=5"}));
   const auto& syms = j.at("profile").at("machine").at("symbols");
   ASSERT_TRUE(syms.contains("smp_call_function_many"));

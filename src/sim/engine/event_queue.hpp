@@ -20,7 +20,7 @@ enum class EventKind : std::uint8_t {
   host,         // reserved for the hypervisor layer (target/arg are its own)
   watchdog,     // the liveness watchdog's periodic check (sim/watchdog/)
   fault,        // an injected fault comes due (sim/faults/; target/gen/arg are its own)
-  sample,       // the periodic sampler's next interval boundary (sim/series/)
+  sample,       // the periodic sampler's next interval boundary (harness/series.hpp)
 };
 
 struct Event {

@@ -6,7 +6,7 @@
 
 #include "native/torture.hpp"
 
-namespace pvlock::report {
+namespace pvlock::output {
 
 inline void torture_outcome_json(nlohmann::ordered_json& j, const native::TortureResult& r) {
   j["acquisitions"] = r.acquisitions;
@@ -19,4 +19,4 @@ inline void torture_outcome_json(nlohmann::ordered_json& j, const native::Tortur
   j["verdict"] = r.success() ? "SUCCESS" : "FAILURE";
 }
 
-}  // namespace pvlock::report
+}  // namespace pvlock::output

@@ -1,19 +1,21 @@
-#include "sim/run.hpp"
+#include "harness/run.hpp"
 
 #include <chrono>
 #include <map>
 #include <stdexcept>
 
+#include "harness/series.hpp"
+#include "output/counters_json.hpp"
+#include "output/lockstat_json.hpp"
 #include "pvlock/lock/registry.hpp"
-#include "report/counters_json.hpp"
-#include "report/lockstat_json.hpp"
 #include "sim/guest/guest.hpp"
 #include "sim/guest/sim_env.hpp"
 #include "sim/host/kvm_platform.hpp"
-#include "sim/series/series.hpp"
 #include "sim/simulation.hpp"
 
-namespace pvlock::sim {
+namespace pvlock::harness {
+
+using namespace pvlock::sim;  // the harness drives the simulator's types throughout
 
 std::string resolve_lock_name(const scenario::GuestSpec& g, bool host_pv_unhalt) {
   std::string name = g.lock_name;
@@ -202,18 +204,19 @@ nlohmann::ordered_json run_to_json(const scenario::Scenario& sc, trace::Tracer* 
       vj.push_back(v);
       total += vm.guest->counters();
       prof[vm.name] = profile_json(*vm.guest);
-      lockstat[vm.name] = report::lockstat_json(vm.guest->lock_stats());
+      lockstat[vm.name] = output::lockstat_json(vm.guest->lock_stats());
     }
     j["vms"] = vj;
-    j["counters"] = report::counters_json(total);
+    j["counters"] = output::counters_json(total);
     j["profile"] = prof;
     j["lockstat"] = lockstat;
     if (sc.faults.any()) j["faults"] = faults_json(sim.faults().counters());
     if (const auto& rep = sim.watchdog().report()) j["liveness"] = rep->json();
-    if (const auto* kvm = dynamic_cast<const KvmPlatform*>(&sim.platform())) {
-      j["host"] = host_json(kvm->counters(), sim, sim.vcpu_count());
+    if (const HostCounters* host = sim.platform().host_counters()) {
+      j["host"] = host_json(*host, sim, sim.vcpu_count());
       for (std::size_t k = 0; k < vms.size(); ++k)
-        j["vms"][k]["host"] = host_json(kvm->guest_counters()[k], sim, vms[k].guest->vcpu_count());
+        j["vms"][k]["host"] = host_json(*sim.platform().guest_host_counters(static_cast<int>(k)),
+                                        sim, vms[k].guest->vcpu_count());
     }
     counts = sim.event_counts();
     for (std::size_t k = 0; k < kEventKinds; ++k) {
@@ -262,4 +265,4 @@ nlohmann::ordered_json run_to_json(const scenario::Scenario& sc, trace::Tracer* 
   return j;
 }
 
-}  // namespace pvlock::sim
+}  // namespace pvlock::harness

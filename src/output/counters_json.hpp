@@ -5,7 +5,7 @@
 
 #include "pvlock/env/lock_events.hpp"
 
-namespace pvlock::report {
+namespace pvlock::output {
 
 inline nlohmann::ordered_json counters_json(const LockEventCounts& c) {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
@@ -13,4 +13,4 @@ inline nlohmann::ordered_json counters_json(const LockEventCounts& c) {
   return j;
 }
 
-}  // namespace pvlock::report
+}  // namespace pvlock::output

@@ -18,17 +18,16 @@
 #include "sim/engine/time.hpp"
 #include "sim/simulation.hpp"
 
-namespace pvlock::sim {
+namespace pvlock::harness {
 
 struct VmRun;
-class KvmPlatform;
 
-class SeriesRecorder final : public Sampler {
+class SeriesRecorder final : public sim::Sampler {
  public:
   // `vms` must outlive the recorder; `interval` > 0.
-  SeriesRecorder(Simulation& sim, const std::vector<VmRun>& vms, Time interval);
+  SeriesRecorder(sim::Simulation& sim, const std::vector<VmRun>& vms, sim::Time interval);
 
-  void sample(Time now) override;
+  void sample(sim::Time now) override;
   void before_reset() override;
 
   // {"interval_ns", "columns": [{"name", "unit"}], "vms": {name: [[t_ms, ...], ...]}}
@@ -60,16 +59,15 @@ class SeriesRecorder final : public Sampler {
 
  private:
   using Snapshot = std::array<double, kRawCount>;
-  Snapshot take(std::size_t vm, Time now) const;
+  Snapshot take(std::size_t vm, sim::Time now) const;
 
-  const Simulation& sim_;
+  const sim::Simulation& sim_;
 
   const std::vector<VmRun>& vms_;
-  const KvmPlatform* kvm_;
-  Time interval_;
-  Time prev_t_ = 0;
+  sim::Time interval_;
+  sim::Time prev_t_ = 0;
   std::vector<Snapshot> prev_;                          // per VM
   std::vector<std::vector<std::vector<double>>> rows_;  // per VM, per interval
 };
 
-}  // namespace pvlock::sim
+}  // namespace pvlock::harness

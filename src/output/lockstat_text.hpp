@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace pvlock::report {
+namespace pvlock::output {
 
 // `lockstat` is run_to_json's "lockstat" object ({vm: [rows]}); at most `top` rows per VM.
 inline void print_lockstat(const nlohmann::ordered_json& lockstat, std::size_t top = 20) {
@@ -47,4 +47,4 @@ inline void print_lockstat(const nlohmann::ordered_json& lockstat, std::size_t t
   }
 }
 
-}  // namespace pvlock::report
+}  // namespace pvlock::output

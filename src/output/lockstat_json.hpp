@@ -7,7 +7,7 @@
 
 #include "pvlock/stat/lock_stat.hpp"
 
-namespace pvlock::report {
+namespace pvlock::output {
 
 inline nlohmann::ordered_json lockstat_json(const LockStat& s) {
   auto avg = [](std::int64_t total, std::uint64_t n) {
@@ -40,4 +40,4 @@ inline nlohmann::ordered_json lockstat_json(const std::vector<LockStat*>& stats)
   return a;
 }
 
-}  // namespace pvlock::report
+}  // namespace pvlock::output

@@ -1,4 +1,4 @@
-// The run's time series (sim/series/): sampling changes nothing, rows add up to the
+// The run's time series (harness/series.hpp): sampling changes nothing, rows add up to the
 // measured window's totals, and the interval that spans the warm-up reset stays whole.
 #include <gtest/gtest.h>
 
@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/run.hpp"
 #include "scenario/parse.hpp"
-#include "sim/run.hpp"
 
 namespace pvlock::sim {
 namespace {
@@ -67,9 +67,9 @@ double count_after(const nlohmann::ordered_json& rows, std::size_t col, double f
 
 TEST(Series, SamplingChangesNoResultAndIsDeterministic) {
   const auto sc = scenario::parse_scenario(kOvercommit, "series.toml", {});
-  const auto plain = run_to_json(sc);
-  const auto a = run_to_json(sc, nullptr, 3'000'000);
-  const auto b = run_to_json(sc, nullptr, 3'000'000);
+  const auto plain = harness::run_to_json(sc);
+  const auto a = harness::run_to_json(sc, nullptr, 3'000'000);
+  const auto b = harness::run_to_json(sc, nullptr, 3'000'000);
   EXPECT_EQ(without(plain, {"perf"}), without(a, {"perf", "series"}));
   EXPECT_EQ(a.at("series"), b.at("series"));
   EXPECT_FALSE(plain.contains("series"));
@@ -77,8 +77,8 @@ TEST(Series, SamplingChangesNoResultAndIsDeterministic) {
 
 TEST(Series, RowsCoverTheRunAndAddUpToTheMeasuredTotals) {
   // 2 ms rows: the warm-up (6 ms) ends on a row boundary.
-  const auto j =
-      run_to_json(scenario::parse_scenario(kOvercommit, "series.toml", {}), nullptr, 2'000'000);
+  const auto j = harness::run_to_json(scenario::parse_scenario(kOvercommit, "series.toml", {}),
+                                      nullptr, 2'000'000);
   const auto& s = j.at("series");
   EXPECT_EQ(s.at("interval_ns"), 2'000'000);
   ASSERT_EQ(s.at("vms").size(), 2u);
@@ -121,8 +121,8 @@ TEST(Series, TheIntervalAcrossTheWarmUpResetIsWhole) {
   // cumulative counters did over 4..8 ms, which a 2 ms series of the same run shows as two
   // rows (the run is the same: sampling changes nothing).
   const auto sc = scenario::parse_scenario(kOvercommit, "series.toml", {});
-  const auto j4 = run_to_json(sc, nullptr, 4'000'000);
-  const auto j2 = run_to_json(sc, nullptr, 2'000'000);
+  const auto j4 = harness::run_to_json(sc, nullptr, 4'000'000);
+  const auto j2 = harness::run_to_json(sc, nullptr, 2'000'000);
   const auto& s4 = j4.at("series");
   const auto& s2 = j2.at("series");
   for (const char* col :

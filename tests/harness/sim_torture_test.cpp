@@ -1,11 +1,13 @@
 // The torture workload in the simulator: many short seeded runs of every registered lock
 // find no violation and no stuck run; the busted lock is caught.
+#include "harness/sim_torture.hpp"
+
 #include <gtest/gtest.h>
 
+#include "harness/run.hpp"
 #include "pvlock/lock/registry.hpp"
 #include "scenario/parse.hpp"
 #include "sim/guest/sim_env.hpp"
-#include "sim/run.hpp"
 #include "workload/torture.hpp"
 
 namespace pvlock::workload {
@@ -21,7 +23,7 @@ native::TortureResult torture(const std::string& lock, int threads, std::uint64_
   o.hold_ns = 100;
   o.long_hold_ns = 20'000;
   o.seed = seed;
-  return run_sim_torture(o);
+  return harness::run_sim_torture(o);
 }
 
 TEST(SimTorture, EveryLockManySeeds) {
@@ -74,7 +76,7 @@ TEST(SimTorture, EveryLockOnAnOvercommittedHostManySeeds) {
     const std::string lock(info.name);
     const bool must_progress = lock == "pvqspinlock" || info.kind != LockKind::spin;
     for (int seed = 1; seed <= 20; ++seed) {
-      const auto j = sim::run_to_json(scenario::parse_scenario(
+      const auto j = harness::run_to_json(scenario::parse_scenario(
           kOvercommittedTorture, "overcommitted_torture.toml",
           {"vm[0].guest.lock=" + lock, "run.seed=" + std::to_string(seed)}));
       const auto& vm = j.at("vms").at(0);

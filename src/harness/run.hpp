@@ -1,6 +1,7 @@
-// The scenario runner: Scenario -> simulation -> result JSON. Thread-safe in the sense that
-// several runs may proceed at once in different threads (each is single-threaded and keeps
-// its state in thread_local context).
+// The scenario runner: Scenario -> simulation -> result JSON. It sits above the workloads
+// (it instantiates them) and the simulator (it builds the machine and its platform). Thread-safe in
+// the sense that several runs may proceed at once in different threads (each is single-threaded and
+// keeps its state in thread_local context).
 #pragma once
 
 #include <cstdint>
@@ -14,16 +15,18 @@
 #include "workload/workload.hpp"
 
 namespace pvlock::sim {
-
 class Simulation;
 class Guest;
 namespace trace {
 class Tracer;
 }
+}  // namespace pvlock::sim
+
+namespace pvlock::harness {
 
 struct VmRun {
   std::string name;
-  Guest* guest = nullptr;
+  sim::Guest* guest = nullptr;
   std::unique_ptr<workload::Workload> workload;
 };
 
@@ -37,16 +40,17 @@ std::string resolve_lock_name(const scenario::GuestSpec& g, bool host_pv_unhalt)
 // A non-null `tracer` records the run's timeline (sim/trace/tracer.hpp). `prepare`, if
 // given, sees the simulation once every guest and workload exists, before it runs.
 double run_scenario(const scenario::Scenario& sc,
-                    const std::function<void(Simulation&, std::vector<VmRun>&)>& inspect,
-                    trace::Tracer* tracer = nullptr,
-                    const std::function<void(Simulation&, std::vector<VmRun>&)>& prepare = {});
+                    const std::function<void(sim::Simulation&, std::vector<VmRun>&)>& inspect,
+                    sim::trace::Tracer* tracer = nullptr,
+                    const std::function<void(sim::Simulation&, std::vector<VmRun>&)>& prepare = {});
 
 // {"scenario", "seed", "simulated_ns", "vms": [...], "counters", "profile", "lockstat",
 // "host", "perf"}; every field except "perf" is a deterministic function of the scenario and
 // its seed. "lockstat" maps each VM to its lock instances' /proc/lock_stat rows.
-// `series_interval_ns` > 0 adds "series" (sim/series/series.hpp), sampled at that interval of
+// `series_interval_ns` > 0 adds "series" (harness/series.hpp), sampled at that interval of
 // simulated time from time 0; the other fields are the same as without it.
-nlohmann::ordered_json run_to_json(const scenario::Scenario& sc, trace::Tracer* tracer = nullptr,
+nlohmann::ordered_json run_to_json(const scenario::Scenario& sc,
+                                   sim::trace::Tracer* tracer = nullptr,
                                    std::int64_t series_interval_ns = 0);
 
-}  // namespace pvlock::sim
+}  // namespace pvlock::harness

@@ -1,14 +1,16 @@
-#include "sim/series/series.hpp"
+#include "harness/series.hpp"
 
 #include <cassert>
 #include <utility>
 
+#include "harness/run.hpp"
 #include "pvlock/env/lock_events.hpp"
 #include "sim/guest/guest.hpp"
-#include "sim/host/kvm_platform.hpp"
-#include "sim/run.hpp"
+#include "sim/platform.hpp"
 
-namespace pvlock::sim {
+namespace pvlock::harness {
+
+using namespace pvlock::sim;  // the harness drives the simulator's types throughout
 
 namespace {
 
@@ -43,11 +45,7 @@ constexpr std::size_t kColumnCount = sizeof(kColumns) / sizeof(kColumns[0]);
 }  // namespace
 
 SeriesRecorder::SeriesRecorder(Simulation& sim, const std::vector<VmRun>& vms, Time interval)
-    : sim_(sim),
-      vms_(vms),
-      kvm_(dynamic_cast<const KvmPlatform*>(&sim.platform())),
-      interval_(interval),
-      rows_(vms.size()) {
+    : sim_(sim), vms_(vms), interval_(interval), rows_(vms.size()) {
   prev_.assign(vms.size(), Snapshot{});
 }
 
@@ -64,10 +62,10 @@ SeriesRecorder::Snapshot SeriesRecorder::take(std::size_t vm, Time now) const {
   s[kKickWakes] = ev(LockEvent::pv_kick_wake);
   s[kKickWakeNs] = ev(LockEvent::pv_latency_wake);
   s[kStealing] = ev(LockEvent::pv_lock_stealing);
-  if (kvm_ != nullptr) {
-    const HostCounters& h = kvm_->guest_counters()[vm];
+  if (const HostCounters* host = sim_.platform().guest_host_counters(run.guest->index())) {
+    const HostCounters& h = *host;
     auto d = [](auto x) { return static_cast<double>(x); };
-    s[kStealNs] = d(kvm_->steal_until(run.guest->index(), now));
+    s[kStealNs] = d(sim_.platform().guest_steal_ns(run.guest->index(), now));
     s[kPreempt] = d(h.preemptions);
     s[kHolderPreempt] = d(h.lock_holder_preemptions);
     s[kWaiterPreempt] = d(h.lock_waiter_preemptions);
@@ -144,4 +142,4 @@ nlohmann::ordered_json SeriesRecorder::json() const {
   return j;
 }
 
-}  // namespace pvlock::sim
+}  // namespace pvlock::harness

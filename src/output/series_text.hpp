@@ -1,4 +1,4 @@
-// A run's time series (sim/series/series.hpp) as text: one table per VM, one row per
+// A run's time series (harness/series.hpp) as text: one table per VM, one row per
 // interval; event rates in thousands per second, waits in microseconds.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace pvlock::report {
+namespace pvlock::output {
 
 // `series` is run_to_json's "series" object.
 inline void print_series(const nlohmann::ordered_json& series) {
@@ -62,4 +62,4 @@ inline void print_series(const nlohmann::ordered_json& series) {
   }
 }
 
-}  // namespace pvlock::report
+}  // namespace pvlock::output
