@@ -11,9 +11,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/data_dir.hpp"
-#include "sensitivity/screening.hpp"
 #include "harness/run.hpp"
-
+#include "sensitivity/screening.hpp"
 
 namespace pvlock::cli {
 namespace {
