@@ -7,6 +7,7 @@
 #include "sim/bare_metal.hpp"
 #include "sim/context.hpp"
 #include "sim/guest/guest.hpp"
+#include "sim/invariant.hpp"
 #include "sim/trace/tracer.hpp"
 
 namespace pvlock::sim {
@@ -83,6 +84,7 @@ void Simulation::cancel_vcpu_timer(Vcpu& v, std::uint32_t which) {
 
 void Simulation::vcpu_stop(Vcpu& v) {
   if (!v.running) return;
+  PVLOCK_INVARIANT(now_ >= v.run_since, "a vCPU stops after it started");
   v.run_accum += now_ - v.run_since;
   v.running = false;
   cancel_resume(v);
@@ -125,12 +127,14 @@ void Simulation::run() {
         (queue_.empty() || resumes_.top_time() < queue_.next_time() ||
          (resumes_.top_time() == queue_.next_time() && resumes_.top_seq() < queue_.top_seq()));
     if (resume) {
+      PVLOCK_INVARIANT(resumes_.top_time() >= now_, "simulated time never runs backwards");
       now_ = resumes_.top_time();
       const std::uint64_t seq = resumes_.top_seq();
       dispatch_slot(resumes_.pop(), seq);
       continue;
     }
     const Event e = queue_.pop();
+    PVLOCK_INVARIANT(e.time >= now_, "simulated time never runs backwards");
     now_ = e.time;
     dispatch(e);
   }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "sim/guest/guest.hpp"
+#include "sim/invariant.hpp"
 #include "sim/simulation.hpp"
 #include "sim/trace/tracer.hpp"
 
@@ -20,11 +21,14 @@ void Guest::enqueue(Vcpu& v, Task& t) {
     v.rq_head = &t;
   v.rq_tail = &t;
   ++v.rq_len;
+  PVLOCK_INVARIANT(v.rq_head != nullptr && v.rq_tail->rq_next == nullptr,
+                   "a guest run queue is a list from rq_head to rq_tail");
 }
 
 Task* Guest::dequeue(Vcpu& v) {
   v.exec_start = clock_task(v);
   Task* t = v.rq_head;
+  PVLOCK_INVARIANT((t == nullptr) == (v.rq_len == 0), "rq_len counts the guest run queue");
   if (t == nullptr) return nullptr;
   Task* before = nullptr;  // the task queued ahead of t
   if (cfs()) {
@@ -39,9 +43,13 @@ Task* Guest::dequeue(Vcpu& v) {
   }
   (before != nullptr ? before->rq_next : v.rq_head) = t->rq_next;
   if (v.rq_tail == t) v.rq_tail = before;
+  PVLOCK_INVARIANT(t->on_rq, "a task dequeued from a run queue was on it");
   t->rq_next = nullptr;
   t->on_rq = false;
   --v.rq_len;
+  PVLOCK_INVARIANT(
+      (v.rq_head == nullptr) == (v.rq_len == 0) && (v.rq_head == nullptr) == (v.rq_tail == nullptr),
+      "rq_len counts the guest run queue");
   return t;
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "sim/invariant.hpp"
+
 namespace pvlock::sim::host {
 
 HostScheduler::HostScheduler(const scenario::HostSpec& spec, Topology topo, Listener& listener)
@@ -153,6 +155,8 @@ void HostScheduler::place_on_wake(Thread& th, const RunQueue& q) {
 
 void HostScheduler::enqueue(int pcpu, ThreadId t) {
   RunQueue& q = rq(pcpu);
+  PVLOCK_INVARIANT(q.curr != t && std::find(q.queued.begin(), q.queued.end(), t) == q.queued.end(),
+                   "a host thread joins a run queue once, and not while it runs there");
   threads_[idx(t)].state = State::queued;
   threads_[idx(t)].pcpu = pcpu;
   q.queued.push_back(t);
@@ -253,9 +257,25 @@ void HostScheduler::schedule(int pcpu, std::int64_t now) {
     if (next != prev) n.prev_sum_exec = n.sum_exec;
     q.curr = next;
   }
+  check_rq(pcpu);
   if (next != prev) {
     ++switches_;
     listener_.on_switch(pcpu, prev, next, prev_runnable, now);
+  }
+}
+
+void HostScheduler::check_rq(int pcpu) const {
+  const RunQueue& q = rqs_[static_cast<std::size_t>(pcpu)];
+  if (q.curr != kIdle) {
+    const Thread& c = threads_[idx(q.curr)];
+    PVLOCK_INVARIANT(c.state == State::running && c.pcpu == pcpu,
+                     "a pCPU's current thread is running, on that pCPU");
+  }
+  // The queue is short (scanned linearly by pick_next() already).
+  for (const ThreadId t : q.queued) {
+    const Thread& th = threads_[idx(t)];
+    PVLOCK_INVARIANT(t != q.curr && th.state == State::queued && th.pcpu == pcpu,
+                     "a queued host thread waits on its own pCPU's queue, not running");
   }
 }
 
@@ -351,6 +371,7 @@ void HostScheduler::block(ThreadId t, std::int64_t now) {
   cause_ = Cause::block;
   Thread& th = threads_[idx(t)];
   if (th.state != State::running) return;
+  PVLOCK_INVARIANT(rq(th.pcpu).curr == t, "a running host thread is its pCPU's current");
   update_curr(th.pcpu, now);
   th.state = State::blocked;
   th.polling = false;

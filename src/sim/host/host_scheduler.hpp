@@ -128,6 +128,8 @@ class HostScheduler {
 
  private:
   enum class State : std::uint8_t { running, queued, blocked };
+  // The run queue's invariants (sim/invariant.hpp), after every schedule().
+  void check_rq(int pcpu) const;
   struct Thread {
     std::int64_t vruntime = 0;
     std::int64_t deadline = 0;       // EEVDF virtual deadline
