@@ -79,8 +79,11 @@ struct Task {
   const void* check_addr = nullptr;
   // Liveness watchdog (sim/watchdog/): when the workload last reported a completed
   // operation (only tasks that report are watched), the lock it is waiting for, and the
-  // spin site it last entered during the current acquisition (-1: none yet).
+  // spin site it last entered during the current acquisition (-1: none yet). host_wait:
+  // how much of the time since last_progress it was held up by the host (its vCPU, or the
+  // vCPU of the task it waits behind, runnable but off its pCPU), which does not count.
   Time last_progress = 0;
+  Time host_wait = 0;
   bool progress_tracked = false;
   const LockWatch* waiting_for = nullptr;
   int spin_site = -1;

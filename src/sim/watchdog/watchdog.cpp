@@ -62,6 +62,14 @@ std::string role(int spin_site) {
   return {};
 }
 
+// The head of its lock's queue: spinning at a head site, or halted in pv_wait_node() with
+// the MCS lock passed to it meanwhile.
+bool is_queue_head(Guest& g, const Task& t) {
+  if (role(t.spin_site) == "queue head") return true;
+  const qspin::Node<SimEnv>* node = current_node(g, t.vcpu->id);
+  return node != nullptr && node->locked.raw() != 0;
+}
+
 }  // namespace
 
 void Watchdog::arm() {
@@ -75,11 +83,22 @@ void Watchdog::arm() {
   const double limit_ms = std::min(run.watchdog_ms, std::max(total_ms / 2, kMinAutoLimitMs));
   limit_ = std::max<Time>(1, static_cast<Time>(limit_ms * 1e6 + 0.5));
   period_ = std::max<Time>(1, limit_ / 4);
+  last_check_ = sim_.now();
+  steal_at_check_.assign(static_cast<std::size_t>(sim_.vcpu_count()), 0);
+  // The checks allocate nothing: a run's allocations do not grow with its length.
+  steal_delta_.assign(steal_at_check_.size(), 0);
+  std::size_t tasks = 0;
+  for (auto& g : sim_.guests()) tasks = std::max(tasks, g->tasks().size());
+  heads_.reserve(tasks);
+  for (int i = 0; i < sim_.vcpu_count(); ++i)
+    steal_at_check_[static_cast<std::size_t>(i)] =
+        sim_.platform().steal_ns(sim_.vcpu(i), last_check_);
   sim_.queue().push(sim_.now() + period_, EventKind::watchdog, 0, 0);
 }
 
 void Watchdog::progress(Task& t) {
   t.last_progress = sim_.now();
+  t.host_wait = 0;
   t.progress_tracked = true;
 }
 
@@ -98,15 +117,59 @@ void Watchdog::released(Task& t, LockWatch& w) {
   w.last_unlocker = &t;
 }
 
+Time Watchdog::stalled_for(const Task& t, Time now) const {
+  return now - t.last_progress - t.host_wait;
+}
+
+void Watchdog::account_host_wait(Time now) {
+  const Time since_check = now - last_check_;
+  last_check_ = now;
+  // Each vCPU's steal time over the period just ended.
+  std::vector<Time>& delta = steal_delta_;
+  for (std::size_t i = 0; i < delta.size(); ++i) {
+    const std::int64_t s = sim_.platform().steal_ns(sim_.vcpu(static_cast<int>(i)), now);
+    delta[i] = s - steal_at_check_[i];
+    steal_at_check_[i] = s;
+  }
+  const auto of = [&](const Task* t) { return delta[static_cast<std::size_t>(t->vcpu->index)]; };
+  std::vector<const Task*>& heads = heads_;
+  for (auto& g : sim_.guests()) {
+    heads.clear();
+    for (auto& t : g->tasks())
+      if (t->waiting_for != nullptr && !t->fiber.done() && is_queue_head(*g, *t))
+        heads.push_back(t.get());
+    for (auto& t : g->tasks()) {
+      if (!t->progress_tracked || t->fiber.done()) continue;
+      // Held up by the host: its own vCPU's steal time, or the whole period if whoever it
+      // waits behind never got a pCPU in it. Only the whole period: a blocker the host
+      // merely interrupts (an adversarial host's short preemptions) ran in between, and a
+      // task still stuck behind it is stuck.
+      Time d = of(t.get());
+      const auto whole = [&](const Task* b) {
+        if (of(b) >= since_check) d = since_check;
+      };
+      if (const LockWatch* w = t->waiting_for) {
+        if (w->holder != nullptr) whole(w->holder);
+        for (const Task* h : heads)
+          if (h->waiting_for == w) whole(h);
+      }
+      t->host_wait += std::min({d, since_check, now - t->last_progress});
+    }
+  }
+}
+
 bool Watchdog::check() {
   const Time now = sim_.now();
+  account_host_wait(now);
   bool stuck = false;
   for (auto& g : sim_.guests())
     for (auto& t : g->tasks())
-      stuck =
-          stuck || (t->progress_tracked && !t->fiber.done() && now - t->last_progress >= limit_);
+      stuck = stuck || (t->progress_tracked && !t->fiber.done() && stalled_for(*t, now) >= limit_);
   if (stuck) {
-    fire(fmt::format("no progress for {} (watchdog limit; [run] watchdog_ms)", ms(limit_)), false);
+    fire(fmt::format(
+             "no progress for {} not spent waiting for a pCPU (watchdog limit; [run] watchdog_ms)",
+             ms(limit_)),
+         false);
     return true;
   }
   sim_.queue().push(now + period_, EventKind::watchdog, 0, 0);
@@ -133,6 +196,7 @@ StuckTask Watchdog::describe(const Task& t) const {
   s.task = fmt::format("{}: {}", g.name(), t.name);
   s.vcpu = v.id;
   s.no_progress_since = t.last_progress;
+  s.host_wait = t.host_wait;
   const std::string irqs = t.irqs_off ? "IRQs off" : "IRQs on";
   if (t.blocked) {
     s.state = "blocked (asleep in schedule(), waiting for a wake-up)";
@@ -177,7 +241,7 @@ void Watchdog::fire(std::string reason, bool all_tasks) {
   for (auto& g : sim_.guests())
     for (auto& t : g->tasks()) {
       if (!t->progress_tracked || t->fiber.done()) continue;
-      if (!all_tasks && r.at - t->last_progress < limit_) continue;
+      if (!all_tasks && stalled_for(*t, r.at) < limit_) continue;
       StuckTask s = describe(*t);
       const auto& mine = trace_.of(t->vcpu->index);
       for (std::size_t i = 0; i < mine.size(); ++i) s.events.push_back(event_line(mine.at(i)));
@@ -203,7 +267,9 @@ std::string LivenessReport::text() const {
   std::string out = fmt::format("pvlock: LIVENESS FAILURE at {} simulated: {}\n", ms(at), reason);
   out += fmt::format("{} stuck task(s):\n", tasks.size());
   for (const StuckTask& t : tasks) {
-    out += fmt::format("  {} — no progress since {}\n", t.task, ms(t.no_progress_since));
+    out += fmt::format("  {} — no progress since {}", t.task, ms(t.no_progress_since));
+    if (t.host_wait > 0) out += fmt::format(" ({} of it waiting for a pCPU)", ms(t.host_wait));
+    out += "\n";
     out += fmt::format("    waits for:     {}\n", t.lock);
     out += fmt::format("    state:         {}\n", t.state);
     if (t.lock != "-") {
@@ -237,6 +303,7 @@ nlohmann::ordered_json LivenessReport::json() const {
                   {"last_unlocker", t.last_unlocker},
                   {"lock_word", t.lock_word},
                   {"no_progress_since_ns", t.no_progress_since},
+                  {"host_wait_ns", t.host_wait},
                   {"events", t.events}});
   j["tasks"] = ts;
   j["events"] = events;

@@ -7,6 +7,12 @@
 // rather than "no task at all", because a lost wake-up in pvqspinlock strands only the queue
 // (its halted head and everyone behind it) while newcomers keep stealing the lock.
 //
+// Waiting for a physical CPU is not being stuck. The limit counts only the time a task could
+// have progressed: its own vCPU's steal time (runnable but off its pCPU), and every check
+// period in which the task it waits behind (the lock's holder, the queue head of a queued
+// lock) was runnable but never on a pCPU, are left out. A vCPU halted in pv_wait or a task
+// asleep in schedule() is blocked, and its time counts.
+//
 // The check is an event every limit/4 of simulated time (the hot path only stores a
 // timestamp per operation). When it fires, the run stops and a LivenessReport describes
 // each stuck task: the lock it waits for, what it is doing (spinning where, halted in
@@ -39,6 +45,7 @@ struct StuckTask {
   std::string last_unlocker;
   std::string lock_word;
   Time no_progress_since = 0;
+  Time host_wait = 0;               // of the time since, how much the host held it up (not counted)
   bool queue_head = false;          // listed first: the task everyone else waits behind
   std::vector<std::string> events;  // the latest ring events about its vCPU
 };
@@ -77,6 +84,9 @@ class Watchdog {
  private:
   static void t_waiting(Task& t, const LockWatch* w);
   void fire(std::string reason, bool all_tasks);
+  // Adds each watched task's host wait since the previous check.
+  void account_host_wait(Time now);
+  Time stalled_for(const Task& t, Time now) const;
   StuckTask describe(const Task& t) const;
   std::string task_name(const Task* t) const;
   std::string vcpu_name(int global_index);
@@ -85,6 +95,10 @@ class Watchdog {
   Simulation& sim_;
   Time limit_ = 0;
   Time period_ = 0;
+  Time last_check_ = 0;
+  std::vector<std::int64_t> steal_at_check_;  // per vCPU (global index)
+  std::vector<Time> steal_delta_;             // scratch of account_host_wait()
+  std::vector<const Task*> heads_;            // scratch: one guest's queue heads
   TraceRing trace_;
   std::optional<LivenessReport> report_;
 };
