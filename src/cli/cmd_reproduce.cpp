@@ -131,7 +131,8 @@ void register_reproduce(CLI::App& app, Action& action) {
       if (a.json)
         fmt::print("{}\n", j.dump(2));
       else
-        fmt::print("{}(wall {:.1f} s)\n", reproduce::to_table(results), wall);
+        fmt::print("{}(wall {:.1f} s)\n{}\n", reproduce::to_table(results, false), wall,
+                   reproduce::summary_line(results, a.check));
       if (!a.plot_dir.empty()) {
         const std::string tmp = a.plot_dir + "/reproduce.json";
         std::filesystem::create_directories(a.plot_dir);

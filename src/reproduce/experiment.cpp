@@ -4,6 +4,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "reproduce/metric.hpp"
@@ -135,7 +136,7 @@ Experiment load_experiment(const std::string& toml_path) {
       const toml::table* t = (*effects)[i].as_table();
       const std::string path = fmt::format("effect[{}].", i);
       if (t == nullptr) fail(f, (*effects)[i].source(), path, "must be a table");
-      reject_unknown(*t, f, path, {"name", "numerator", "denominator", "low", "high"});
+      reject_unknown(*t, f, path, {"name", "numerator", "denominator", "low", "high", "factor"});
       Effect e;
       e.name = req_string(*t, f, "name", path);
       e.numerator = req_string(*t, f, "numerator", path);
@@ -146,6 +147,16 @@ Experiment load_experiment(const std::string& toml_path) {
                "no cell named '" + *ref + "'");
       e.low = opt_number(*t, f, "low", path);
       e.high = opt_number(*t, f, "high", path);
+      if (e.low.has_value() != e.high.has_value())
+        fail(f, t->source(), path + (e.low ? "high" : "low"), "low and high go together");
+      e.factor = opt_number(*t, f, "factor", path);
+      if (e.factor && e.low)
+        fail(f, t->get("factor")->source(), path + "factor",
+             "give either a factor or low and high, not both");
+      if (e.factor && !(*e.factor > 1))
+        fail(f, t->get("factor")->source(), path + "factor", "must be greater than 1");
+      if (e.low && !(*e.low < *e.high))
+        fail(f, t->get("low")->source(), path + "low", "must be below high");
       const bool explicit_band = e.low.has_value() && e.high.has_value();
       if (!explicit_band &&
           (!ex.cell(e.numerator)->published || !ex.cell(e.denominator)->published))
@@ -172,11 +183,23 @@ std::vector<Experiment> load_experiments(const std::string& root) {
 
 Band tolerance_band(double published_ratio, const Effect& e) {
   if (e.low && e.high) return Band{*e.low, *e.high};
+  if (e.factor) return Band{published_ratio / *e.factor, published_ratio * *e.factor};
   constexpr double kLarge = 1.3;
   if (published_ratio >= kLarge || published_ratio <= 1.0 / kLarge)
     return Band{published_ratio / kLarge, published_ratio * kLarge};
-  if (published_ratio >= 1.0) return Band{1.0, published_ratio + 0.15};
-  return Band{published_ratio - 0.15, 1.0};
+  // A small effect: the same direction by at least a third of its size, at most size + 0.15.
+  constexpr double kMinShare = 1.0 / 3, kSlack = 0.15;
+  const double size = published_ratio - 1.0;
+  if (size > 0) return Band{1.0 + size * kMinShare, published_ratio + kSlack};
+  if (size < 0) return Band{published_ratio - kSlack, 1.0 + size * kMinShare};
+  return Band{1.0 - kSlack, 1.0 + kSlack};
+}
+
+std::string band_text(const Band& b) {
+  constexpr double kOpen = 1e6;  // a ratio band's "no upper limit"
+  if (!std::isfinite(b.high) || b.high >= kOpen) return fmt::format("> {:.3f}", b.low);
+  if (b.low <= 0) return fmt::format("< {:.3f}", b.high);
+  return fmt::format("[{:.3f}, {:.3f}]", b.low, b.high);
 }
 
 }  // namespace pvlock::reproduce

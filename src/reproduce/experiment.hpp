@@ -15,7 +15,8 @@
 //             published (number, or absent for an unpublished cell), unit,
 //             published_low/published_high (a published range; published = its midpoint)
 //   [[effect]] name, numerator, denominator (cell names), low/high (optional explicit
-//             tolerance band for the simulated ratio; otherwise the tolerance rule)
+//             tolerance band for the simulated ratio), or factor (the simulated ratio
+//             within x/÷ factor of the published one); otherwise the tolerance rule
 #pragma once
 
 #include <optional>
@@ -44,6 +45,7 @@ struct Effect {
   std::string numerator;
   std::string denominator;
   std::optional<double> low, high;  // explicit band for the simulated ratio
+  std::optional<double> factor;     // or: within x/÷ factor of the published ratio
 };
 
 struct Experiment {
@@ -68,12 +70,15 @@ Experiment load_experiment(const std::string& toml_path);
 
 // The acceptance band for an effect's simulated ratio (experiments/README.md, "Tolerances"):
 // a large published ratio (>= 1.3 or <= 1/1.3) must be matched within x/÷ 1.3; a small one
-// must have the same direction and stay within the published size + 0.15 (e.g. 1.06 ->
-// [1.00, 1.21]).
+// must go the same way by at least a third of the published size and by at most the size
+// + 0.15 (1.06 -> [1.02, 1.21]: a null effect does not agree with a +6 % one); a published
+// 1.0 (no effect) must stay within 1 +- 0.15.
 struct Band {
   double low;
   double high;
 };
 Band tolerance_band(double published_ratio, const Effect& e);
+// "[1.020, 1.210]"; a band open above as "> 1.000", one open below (low <= 0) as "< 0.250".
+std::string band_text(const Band& b);
 
 }  // namespace pvlock::reproduce

@@ -158,7 +158,10 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
       er.high = b.high;
       er.agrees = std::isfinite(er.simulated) && er.low <= er.simulated && er.simulated <= er.high;
       er.se = ratio_standard_error(num.per_seed, den.per_seed);
-      er.resolved = verdict_resolved(er.simulated, 2 * er.se, er.low, er.high);
+      // No spread (one seed, or seeds that agree exactly) cannot flip a verdict; nor is a
+      // cell the watchdog stopped "noise".
+      er.resolved = er.se == 0 || !std::isfinite(er.simulated) ||
+                    verdict_resolved(er.simulated, 2 * er.se, er.low, er.high);
       r.effects.push_back(er);
     }
     out.push_back(std::move(r));
@@ -245,7 +248,15 @@ std::string fmt_value(double v) {
 }
 }  // namespace
 
-std::string to_table(const std::vector<ExperimentResult>& results) {
+namespace {
+constexpr const char* kLegend =
+    "effects: published and simulated ratio numerator/denominator; 2 se: twice the standard "
+    "error of the simulated ratio over the seeds; band: where the simulated ratio must fall "
+    "(experiments/README.md, Tolerances); agrees: inside the band; noise: a ratio "
+    "within 2 se would get the other verdict\n";
+}  // namespace
+
+std::string to_table(const std::vector<ExperimentResult>& results, bool with_summary) {
   std::string out;
   for (const ExperimentResult& r : results) {
     out += fmt::format("== {} ({}) — {}\n", r.id, r.seed_file, r.title);
@@ -283,8 +294,7 @@ std::string to_table(const std::vector<ExperimentResult>& results) {
       out += fmt::format("  {:<34} {:>14} {:>14} {:>9}  {:<22} {}\n", "effect (ratio)", "published",
                          "simulated", "2 se", "band", "agrees");
     for (const EffectResult& e : r.effects) {
-      const std::string band = fmt::format(
-          "[{:.3f}, {}]", e.low, std::isfinite(e.high) ? fmt::format("{:.3f}", e.high) : "inf");
+      const std::string band = band_text(Band{e.low, e.high});
       // "(noise)": a ratio within two standard errors would get the other verdict.
       out += fmt::format("  {:<34} {:>14} {:>14} {:>9}  {:<22} {}{}\n", e.name,
                          e.published ? fmt::format("{:.3f}", *e.published) : "-",
@@ -294,11 +304,24 @@ std::string to_table(const std::vector<ExperimentResult>& results) {
     }
     out += "\n";
   }
-  if (const Tally t = tally(results); t.effects > 0)
-    out +=
-        fmt::format("{} of {} effects agree with their bands ({} of the {} verdicts are noise)\n",
-                    t.agree, t.effects, t.noise, t.effects);
+  if (const Tally t = tally(results); t.effects > 0) {
+    out += kLegend;
+    if (with_summary) out += summary_line(results, true) + "\n";
+  }
   return out;
+}
+
+std::string summary_line(const std::vector<ExperimentResult>& results, bool check) {
+  const Tally t = tally(results);
+  std::string line =
+      fmt::format("{} of {} effects agree with their bands ({} of the {} verdicts are noise)",
+                  t.agree, t.effects, t.noise, t.effects);
+  if (!check)
+    line += t.agree == t.effects
+                ? "; the exit status does not reflect the verdicts (--check: exit 1 on any NO)"
+                : fmt::format("; the exit status does not reflect the {} NO (--check: exit 1)",
+                              t.effects - t.agree);
+  return line;
 }
 
 bool any_stuck(const std::vector<ExperimentResult>& results) {

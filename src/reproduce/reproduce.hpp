@@ -89,7 +89,11 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
                                               const Options& options, const Runner& runner);
 
 nlohmann::ordered_json to_json(const std::vector<ExperimentResult>& results, double wall_s);
-std::string to_table(const std::vector<ExperimentResult>& results);
+// The tables, a legend of the effect columns and (with_summary) summary_line(, true).
+std::string to_table(const std::vector<ExperimentResult>& results, bool with_summary = true);
+// "N of M effects agree with their bands (K of the M verdicts are noise)", and without
+// --check (check false) that the exit status does not reflect them.
+std::string summary_line(const std::vector<ExperimentResult>& results, bool check);
 // True if the watchdog stopped any cell's run (pvlock reproduce then exits 3).
 bool any_stuck(const std::vector<ExperimentResult>& results);
 bool all_agree(const std::vector<ExperimentResult>& results);
