@@ -291,6 +291,9 @@ json analyse(const Plan& plan, const std::vector<sweep::ResultLine>& lines) {
         reached.push_back({{"row", r}, {"ratio", y[r]}, {"x", plan.points[r * ncells].point["x"]}});
     }
     ej["range"] = {{"low", number(lo)}, {"high", number(hi)}};
+    json ratios = json::array();  // every row's ratio, in row order
+    for (double v : y) ratios.push_back(number(v));
+    ej["ratios"] = ratios;
     ej["reached"] = !reached.empty();
     ej["reached_rows"] = reached;
     const double noise = median(se);
@@ -363,7 +366,20 @@ json analyse(const Plan& plan, const std::vector<sweep::ResultLine>& lines) {
     ej["ranking"] = ranking;
     effects.push_back(std::move(ej));
   }
+  // The rows that land in every effect's band at once: a combination of the constants at
+  // which the model reproduces the whole experiment.
+  json joint = json::array();
+  for (std::size_t r = 0; r < rows; ++r) {
+    bool all = !effects.empty();
+    for (const json& e : effects) {
+      bool hit = false;
+      for (const json& x : e["reached_rows"]) hit = hit || x["row"].get<std::size_t>() == r;
+      all = all && hit;
+    }
+    if (all) joint.push_back({{"row", r}, {"x", plan.points[r * ncells].point["x"]}});
+  }
   out["effects"] = effects;
+  out["all_effects_reached_rows"] = joint;
   return out;
 }
 
@@ -403,6 +419,8 @@ std::string to_text(const json& a) {
         out += fmt::format("  {:<34} {:>9}\n", r["id"].get<std::string>(), f(r["corr"]));
     }
   }
+  out += fmt::format("\nrows landing in every effect's band at once: {}\n",
+                     a["all_effects_reached_rows"].size());
   return out;
 }
 

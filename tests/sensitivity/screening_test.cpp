@@ -78,11 +78,14 @@ TEST(Analyse, MuStarIsTheSlopeOfALinearModel) {
   EXPECT_NEAR(e["ranking"][1]["mu_star"].get<double>(), 0, 1e-12);
   EXPECT_NEAR(e["noise"]["ratio_se"].get<double>(), 0, 1e-12);
   EXPECT_NEAR(e["range"]["high"].get<double>(), 1.5, 1e-9);
+  EXPECT_EQ(e["ratios"].size(), p.design.rows.size());
   // Band [1.002, 1.03]: only rows with the hold near its low end land in it.
   for (const auto& r : e["reached_rows"]) {
     EXPECT_GE(r["ratio"].get<double>(), 1.002);
     EXPECT_LE(r["ratio"].get<double>(), 1.03);
   }
+  // One effect: the rows in every band are the rows in its band.
+  EXPECT_EQ(j["all_effects_reached_rows"].size(), e["reached_rows"].size());
   lines.pop_back();
   EXPECT_THROW(analyse(p, lines), SensitivityError);
 }
