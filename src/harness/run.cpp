@@ -109,52 +109,21 @@ nlohmann::ordered_json profile_json(const Guest& g) {
 
 nlohmann::ordered_json host_json(const HostCounters& c, const Simulation& sim, int vcpus) {
   nlohmann::ordered_json h;
-  h["exits"] = {{"hlt", c.exits_hlt},
-                {"kick", c.exits_kick},
-                {"ipi", c.exits_ipi},
-                {"ple", c.exits_ple},
-                {"sched_yield", c.exits_sched_yield}};
-  h["halt_polls_ok"] = c.halt_polls_ok;
-  h["halt_blocks"] = c.halt_blocks;
-  h["halt_polls_given_way"] = c.halt_polls_given_way;
-  h["halt_masked_wakes"] = c.halt_masked_wakes;
-  h["kicks"] = c.kicks;
-  h["kick_yields"] = {{"tried", c.kick_yields_tried},
-                      {"done", c.kick_yields},
-                      {"lost_to_ttwu_queue", c.kick_yields_lost_ttwu},
-                      {"both_single", c.kick_yields_single},
-                      {"refused", c.kick_yields_refused},
-                      {"onto_kicker_pcpu", c.kick_yields_onto_kicker_pcpu},
-                      {"to_switching_in", c.kick_yields_to_switching_in},
-                      {"target_left_waiting", c.kick_yields_target_waiting},
-                      {"kicker_descheduled", c.kick_yields_kicker_descheduled}};
-  h["ple_yields"] = {{"tried", c.ple_yields_tried}, {"done", c.ple_yields}};
-  h["sched_yields"] = {{"tried", c.sched_yields_tried}, {"done", c.sched_yields}};
-  h["migrations"] = c.migrations;
-  h["switch_ins"] = {{"n", c.switch_ins}, {"cancelled_before_entry", c.switch_ins_cancelled}};
-  h["preemptions"] = c.preemptions;
-  h["lock_holder_preemptions"] = c.lock_holder_preemptions;
-  h["lock_waiter_preemptions"] = c.lock_waiter_preemptions;
-  h["wakeups"] = {{"onto_idle", c.wakes_onto_idle},
-                  {"preempting", c.wakes_preempting},
-                  {"queued", c.wakes_queued},
-                  {"queued_wait_ns", c.wake_queued_wait_ns},
-                  {"queued_ran", c.wake_waits_ended},
-                  {"queued_ended_by",
-                   {{"yield", c.wake_waits_ended_by_yield},
-                    {"block", c.wake_waits_ended_by_block},
-                    {"tick", c.wake_waits_ended_by_tick}}}};
+  // The scalar counters in their list's order, nested by their JSON pointers.
+#define PVLOCK_HOST_COUNTER_JSON(field, type, pointer, meaning) \
+  h[nlohmann::ordered_json::json_pointer(pointer)] = c.field;
+  PVLOCK_HOST_COUNTERS(PVLOCK_HOST_COUNTER_JSON)
+#undef PVLOCK_HOST_COUNTER_JSON
+  const double window = static_cast<double>(sim.end_time() - sim.measure_start());
+  // Mean over the vCPUs: the share of the window a vCPU spent runnable but not running.
+  h["steal_pct"] =
+      window > 0 && vcpus > 0 ? 100.0 * static_cast<double>(c.steal_ns) / (window * vcpus) : 0.0;
   nlohmann::ordered_json kick_entry;
   for (int i = 0; i < kKickPaths; ++i) {
     const HostCounters::KickEntry& e = c.kick_entry[i];
     kick_entry[kKickPathNames[i]] = {{"n", e.n}, {"ns", e.ns}, {"over_1ms", e.over_1ms}};
   }
   h["kick_to_entry"] = kick_entry;
-  h["steal_ns"] = c.steal_ns;
-  const double window = static_cast<double>(sim.end_time() - sim.measure_start());
-  // Mean over the vCPUs: the share of the window a vCPU spent runnable but not running.
-  h["steal_pct"] =
-      window > 0 && vcpus > 0 ? 100.0 * static_cast<double>(c.steal_ns) / (window * vcpus) : 0.0;
   return h;
 }
 
