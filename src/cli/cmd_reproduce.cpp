@@ -41,9 +41,10 @@ void register_reproduce(CLI::App& app, Action& action) {
       "reproduce", "Re-run every experiment of the seeds; published vs simulated figures");
   cmd->add_flag("--quick", args->quick, "Scaled-down cells (each experiment's [quick] overrides)");
   cmd->add_option("--only", args->only, "Run one experiment (e.g. seed001)");
-  cmd->add_option("--jobs", args->jobs, "Cells simulated in parallel (default: cores)");
+  cmd->add_option("--jobs", args->jobs, "Cells simulated in parallel, 1..256 (default: cores)");
   cmd->add_option("--seeds", args->seeds,
-                  "Average every cell over run.seed 1..N (default: each experiment's own)");
+                  "Average every cell over run.seed 1..N, N in 1..64 (default: each "
+                  "experiment's own)");
   cmd->add_option("--first-seed", args->first_seed,
                   "Start every cell's seeds at run.seed K instead of 1: another sample of the "
                   "same runs, to see which verdicts the seeds decide");

@@ -61,6 +61,29 @@ void print_text(const nlohmann::ordered_json& j) {
       perf["vcpu_s_per_cpu_s"].get<double>(), perf["inline_steps"].get<std::uint64_t>());
 }
 
+// A file that is not a scenario at all gets said so, not "missing [workload]": an empty
+// file, or an experiment of `pvlock reproduce` (its [[cell]] tables name scenarios).
+void reject_non_scenario(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return;  // load_scenario_file reports it
+  std::string line;
+  bool content = false;
+  while (std::getline(in, line)) {
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') continue;
+    content = true;
+    if (line.compare(first, 8, "[[cell]]") == 0 || line.compare(first, 10, "[[effect]]") == 0)
+      throw UsageError(path +
+                       ": an experiment file of `pvlock reproduce` ([[cell]] tables), not a "
+                       "scenario; run it with `pvlock reproduce --experiments DIR --only ID`, or "
+                       "run one of the scenario files its cells name");
+  }
+  if (!content)
+    throw UsageError(path +
+                     ": the file is empty; a scenario needs at least a [workload] table (see "
+                     "examples/)");
+}
+
 void register_run(CLI::App& app, Action& action) {
   auto args = std::make_shared<RunArgs>();
   auto* cmd = app.add_subcommand("run", "Simulate one scenario file");
@@ -80,6 +103,7 @@ void register_run(CLI::App& app, Action& action) {
   cmd->callback([args, &action] {
     action = [args] {
       scenario::Scenario sc;
+      reject_non_scenario(args->path);
       try {
         sc = scenario::load_scenario_file(args->path, args->sets);
       } catch (const scenario::ScenarioError& e) {
@@ -107,6 +131,13 @@ void register_run(CLI::App& app, Action& action) {
           } catch (const std::invalid_argument& e) {
             throw UsageError(e.what());
           }
+          const double run_s = (sc.run.warmup_ms + sc.run.duration_ms) / 1e3;
+          if (static_cast<double>(w.start) / 1e9 >= run_s)
+            throw UsageError(fmt::format(
+                "--trace-window {}: starts at {} s of simulated time, after the run's end at "
+                "{} s (warm-up {} ms + {} ms); START:END are seconds",
+                args->trace_window, static_cast<double>(w.start) / 1e9, run_s, sc.run.warmup_ms,
+                sc.run.duration_ms));
         }
         // Opened before the run, so a bad path fails at once, not after a long simulation.
         trace_out.open(args->trace_path, std::ios::binary | std::ios::trunc);
@@ -136,6 +167,19 @@ void register_run(CLI::App& app, Action& action) {
       if (tracer)
         fmt::print(stderr, "trace: {} events written to {}\n", tracer->event_count(),
                    args->trace_path);
+      if (tracer && tracer->event_count() == 0)
+        fmt::print(stderr, "pvlock: warning: the trace holds no events (--trace-window {})\n",
+                   args->trace_window.empty() ? std::string("none") : args->trace_window);
+      // A VM that completed nothing in the window scored 0: legitimate (a hold longer than
+      // the run, a stuck guest), but never to pass unremarked.
+      for (const auto& v : j["vms"])
+        if (v["score"].get<double>() == 0 && !j.contains("liveness"))
+          fmt::print(stderr,
+                     "pvlock: warning: {} scored 0 {}: its workload completed nothing in the "
+                     "{} ms measured window (an operation, hold or compute time longer than "
+                     "the run?)\n",
+                     v["name"].get<std::string>(), v["unit"].get<std::string>(),
+                     sc.run.duration_ms);
       // A stuck run (liveness watchdog, sim/watchdog/): the diagnostic goes to stderr too.
       if (j.contains("liveness")) {
         std::fflush(stdout);

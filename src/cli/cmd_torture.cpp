@@ -1,9 +1,11 @@
 // `pvlock torture`: locktorture-style stress of one lock (see native/torture.hpp).
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/commands.hpp"
@@ -32,6 +34,18 @@ struct TortureArgs {
   std::vector<std::string> sets;
 };
 
+std::string rw_lock_names() {
+  std::string names;
+  for (const LockInfo& i : lock_infos<NativeEnv>())
+    if (i.kind == LockKind::rw) names += (names.empty() ? "" : ", ") + std::string(i.name);
+  return names;
+}
+
+// What --threads defaults to (native/torture.cpp: 2 x hardware threads).
+int native_thread_count() {
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 std::string lock_names() {
   std::string names;
   for (const LockInfo& i : lock_infos<NativeEnv>())
@@ -56,6 +70,11 @@ void print_text(const native::TortureResult& r, const std::string& world) {
              r.duration_s, world);
   fmt::print("Writes:  Total: {}  Max/Min: {}/{} {}  Fail: {}\n", r.acquisitions, r.max_per_thread,
              r.min_per_thread, r.starvation ? "???" : "", r.violations);
+  if (r.starvation)
+    fmt::print(
+        "  (???: locktorture's starvation mark -- the busiest writer took over twice the "
+        "acquisitions of the least busy one; an unfair lock does that, and it is not a "
+        "failure)\n");
   if (r.readers > 0) fmt::print("Reads :  Total: {}\n", r.read_acquisitions);
   fmt::print("Max wait: {:.3f} ms\n", static_cast<double>(r.max_wait_ns) / 1e6);
   std::string nonzero;
@@ -75,8 +94,10 @@ void register_torture(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("torture", "locktorture-style stress test of one lock");
   cmd->add_option("--lock", args->lock, "Lock name (see `pvlock locks`)")->required();
   cmd->add_option("--world", args->world, "native (real threads) or sim (simulated machine)");
-  cmd->add_option("--threads", args->threads, "Writer threads (default: 2 x hardware threads)");
-  cmd->add_option("--readers", args->readers, "Reader threads (rw locks only)");
+  cmd->add_option("--threads", args->threads,
+                  "Writer threads, 1..512; with --world sim writers + readers <= 256 (the "
+                  "simulated machine's CPUs) (default: 2 x hardware threads)");
+  cmd->add_option("--readers", args->readers, "Reader threads, 0..512 (rw locks only: rwsem)");
   cmd->add_option("--duration", args->duration, "Seconds to run");
   cmd->add_option("--hold-ns", args->hold_ns, "Busy-wait inside each critical section (ns)");
   cmd->add_option("--seed", args->seed, "Random seed");
@@ -88,15 +109,37 @@ void register_torture(CLI::App& app, Action& action) {
   cmd->callback([args, &action] {
     action = [args] {
       const TortureArgs& a = *args;
-      bool known = false;
-      for (const LockInfo& i : lock_infos<NativeEnv>()) known = known || i.name == a.lock;
-      if (!known) throw UsageError("unknown lock '" + a.lock + "'; valid locks: " + lock_names());
+      const LockInfo* info = nullptr;
+      const auto infos = lock_infos<NativeEnv>();
+      for (const LockInfo& i : infos)
+        if (i.name == a.lock) info = &i;
+      if (info == nullptr)
+        throw UsageError("unknown lock '" + a.lock + "'; valid locks: " + lock_names());
       if (a.world != "native" && a.world != "sim")
         throw UsageError("--world: '" + a.world + "' is not available; valid: native, sim");
       if (a.threads == 0 || a.threads < -1 || a.threads > 512)
         throw UsageError("--threads: must be between 1 and 512, got " + std::to_string(a.threads));
       if (a.readers < 0 || a.readers > 512)
         throw UsageError("--readers: must be between 0 and 512, got " + std::to_string(a.readers));
+      if (a.readers > 0 && info->kind != LockKind::rw)
+        throw UsageError(
+            fmt::format("--readers {}: lock '{}' has no read side; readers need an rw lock ({})",
+                        a.readers, a.lock, rw_lock_names()));
+      constexpr int kSimCpus = 256;  // the simulated machine's limit
+      // As the worlds default: 2 x hardware threads natively, one simulated writer.
+      const int writers =
+          a.threads > 0 ? a.threads : (a.world == "sim" ? 1 : 2 * native_thread_count());
+      if (a.world == "sim" && writers + a.readers > kSimCpus)
+        throw UsageError(fmt::format(
+            "--threads/--readers: --world sim runs each thread on its own simulated CPU, at "
+            "most {}; got {} writers + {} readers",
+            kSimCpus, writers, a.readers));
+      // busted is the negative control: with one writer nothing can race, so its SUCCESS
+      // would say nothing.
+      if (info->negative_control && writers < 2)
+        throw UsageError("--threads 1: '" + a.lock +
+                         "' is the control that must fail, and one writer cannot race; use "
+                         "--threads 2 or more");
       if (!(a.duration > 0) || a.duration > 86400)
         throw UsageError("--duration: must be > 0 and <= 86400 seconds, got " +
                          std::to_string(a.duration));
@@ -120,6 +163,13 @@ void register_torture(CLI::App& app, Action& action) {
           overrides.push_back(kv);
         } else if (auto err = apply_knob_assignment(o.policies, kv)) {
           throw UsageError("--set: " + *err);
+        } else if (std::find(info->knobs.begin(), info->knobs.end(), key) == info->knobs.end()) {
+          std::string knobs;
+          for (std::string_view k : info->knobs)
+            knobs += (knobs.empty() ? "" : ", ") + std::string(k);
+          throw UsageError(fmt::format("--set {}: lock '{}' does not use knob '{}'; {}", kv, a.lock,
+                                       key,
+                                       knobs.empty() ? "it has no knobs" : "its knobs: " + knobs));
         }
       }
       // --world sim: a bare-metal simulated machine, --duration in simulated seconds.

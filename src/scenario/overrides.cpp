@@ -105,8 +105,14 @@ std::vector<Override> apply_overrides(toml::table& root, const std::vector<std::
         auto* arr = node->as_array();
         if (arr == nullptr) fail_override(text, "'" + path + "' is not an array, cannot index it");
         if (*seg.index >= arr->size())
-          fail_override(text, "no " + elem + ": '" + path + "' has " + std::to_string(arr->size()) +
-                                  " element(s)");
+          fail_override(text,
+                        "no " + elem + ": '" + path + "' has " + std::to_string(arr->size()) +
+                            " element(s)" +
+                            (seg.name == "vm"
+                                 ? " ([N] indexes the [[vm]] tables of the file, not the VMs a "
+                                   "table's count makes: vm[0].count = 2 is two VMs, vm0 and vm1, "
+                                   "both set through vm[0])"
+                                 : ""));
         if (last) fail_override(text, "name a key inside " + elem + ", e.g. " + elem + ".count");
         auto* t = (*arr)[*seg.index].as_table();
         if (t == nullptr) fail_override(text, elem + " is not a table");

@@ -97,7 +97,7 @@ void Section::require(std::string_view key) {
   if (take(key) == nullptr) {
     SourceRef ref = r_.where(path_, t_.source());
     ref.key_path = path_of(key);
-    fail_at(ref, "required key is missing in " + title_);
+    fail_at(ref, "required key '" + std::string(key) + "' is missing in " + title_);
   }
 }
 
@@ -120,8 +120,18 @@ void Section::read(std::string_view key, double& out, double lo, double hi) {
 
 void Section::read_positive(std::string_view key, double& out, double hi) {
   double v = out;
-  read(key, v, -std::numeric_limits<double>::max(), hi);
-  if (take(key) != nullptr && !(v > 0)) fail(key, "must be > 0, got " + fmt_double(v));
+  // The whole range in one message: "> 0 and at most HI", never the lowest double.
+  const std::string range = "must be > 0 and at most " + fmt_double(hi) + ", got ";
+  const toml::node* n = take(key);
+  if (n == nullptr) return;
+  if (const auto* i = n->as_integer())
+    v = static_cast<double>(i->get());
+  else if (const auto* f = n->as_floating_point())
+    v = f->get();
+  else
+    fail(key, "expected a number, got " + std::string(type_name(*n)));
+  if (!std::isfinite(v)) fail(key, "must be a finite number, got " + fmt_double(v));
+  if (!(v > 0) || v > hi) fail(key, range + fmt_double(v));
   out = v;
 }
 

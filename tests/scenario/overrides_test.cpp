@@ -76,7 +76,9 @@ const OverrideCase kCases[] = {
     {"missing_element",
      kVirt,
      {"vm[1].count=3"},
-     "--set vm[1].count=3: no vm[1]: 'vm' has 1 element(s)"},
+     "--set vm[1].count=3: no vm[1]: 'vm' has 1 element(s) ([N] indexes the [[vm]] tables of "
+     "the file, not the VMs a table's count makes: vm[0].count = 2 is two VMs, vm0 and vm1, both "
+     "set through vm[0])"},
     {"bare_metal_vm",
      kBare,
      {"vm[0].guest.lock=tas"},
@@ -129,7 +131,8 @@ const OverrideCase kCases[] = {
     {"dist_inside_override",
      kVirt,
      {"vm[0].workload.hold={dist=\"exp\"}"},
-     "--set vm[0].workload.hold={dist=\"exp\"}: required key is missing in a distribution table"},
+     "--set vm[0].workload.hold={dist=\"exp\"}: required key 'mean' is missing in a distribution "
+     "table"},
 };
 
 class BadOverride : public ::testing::TestWithParam<OverrideCase> {};
