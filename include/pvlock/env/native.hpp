@@ -231,7 +231,15 @@ struct NativeEnv {
   }
   static int task_cpu(task* t) { return t->cpu; }
   static bool task_on_cpu(task* t) { return t->on_cpu.load(std::memory_order_relaxed); }
-  static void prepare_block() { current()->blocked.store(1, std::memory_order_seq_cst); }
+  // The sleep/wake handshake (set_current_state() / try_to_wake_up(), each a full barrier
+  // upstream). A sleeper stores `blocked` and then loads its wake condition; a waker stores
+  // the condition and then exchanges `blocked`. Only with all four seq_cst does C++ forbid
+  // the store-buffering outcome in which the waker reads blocked == 0 (no futex wake) and the
+  // sleeper a stale condition (it sleeps for good). The lock's condition accesses are seq_cst
+  // too (see RwSem's reader slow path).
+  static constexpr std::memory_order kPrepareBlockOrder = std::memory_order_seq_cst;
+  static constexpr std::memory_order kWakeOrder = std::memory_order_seq_cst;
+  static void prepare_block() { current()->blocked.store(1, kPrepareBlockOrder); }
   static void block() {
     task* t = current();
     if (t->blocked.load(std::memory_order_acquire) == 0) return;
@@ -241,7 +249,7 @@ struct NativeEnv {
     t->on_cpu.store(true, std::memory_order_relaxed);
   }
   static void wake(task* t) {
-    if (t->blocked.exchange(0, std::memory_order_acq_rel) != 0) native::futex_wake(&t->blocked, 1);
+    if (t->blocked.exchange(0, kWakeOrder) != 0) native::futex_wake(&t->blocked, 1);
   }
 
   // ---- Time and counters -----------------------------------------------------------------

@@ -253,8 +253,12 @@ class RwSem {
     for (Waiter* w = granted; w != nullptr;) {
       Waiter* next = w->next;
       Task* t = word_task(w->task.load(std::memory_order_relaxed));
-      // Release for the grant; seq_cst so that the waiter's state store and this store are
-      // totally ordered (the smp_mb() pairs of set_current_state() and try_to_wake_up()).
+      // Release for the grant, and one side of a store-buffering pattern: the waiter stores
+      // its state (Env::prepare_block) then loads this field, the waker stores this field
+      // then exchanges the state (Env::wake). Upstream the smp_mb() of set_current_state()
+      // and the one of try_to_wake_up() forbid both reading the old value; here all four
+      // accesses must be seq_cst for C++ to forbid it, so Env::wake's exchange is seq_cst
+      // too (an acq_rel one would let the waker skip the wake-up and the reader sleep).
       w->task.store(0, std::memory_order_seq_cst);
       wq.add(t);
       w = next;
@@ -339,8 +343,9 @@ class RwSem {
 
     for (;;) {
       Env::prepare_block();
-      // Pairs with mark_wake()'s store: the grant and everything before it. seq_cst against
-      // prepare_block()'s state store, like set_current_state()'s barrier.
+      // Pairs with mark_wake()'s store: the grant and everything before it. seq_cst, as are
+      // prepare_block()'s state store before it and Env::wake()'s exchange on the other
+      // side, like set_current_state()'s barrier (see mark_wake()).
       if (waiter.task.load(std::memory_order_seq_cst) == 0) break;
       schedule_preempt_disabled();
       Env::count(LockEvent::rwsem_sleep_reader);
