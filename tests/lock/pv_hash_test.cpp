@@ -29,14 +29,17 @@ std::vector<std::uintptr_t> colliding(const Hash& h, std::size_t line_start, std
 TEST(PvHash, SizedFromPossibleCpus) {
   EXPECT_EQ(Hash::bits_for(1), 8u);   // never below one page of 16-byte entries
   EXPECT_EQ(Hash::bits_for(64), 8u);  // 256 entries = 4 x 64
-  EXPECT_EQ(Hash::bits_for(65), 9u);  // 260 -> 512
-  EXPECT_EQ(Hash::bits_for(80), 9u);  // 320 -> 512
-  EXPECT_EQ(Hash::bits_for(240), 10u);
+  // alloc_large_system_hash(n, high_limit = n) keeps ilog2(n) bits: rounded down.
+  EXPECT_EQ(Hash::bits_for(65), 8u);  // 260 -> 256
+  EXPECT_EQ(Hash::bits_for(80), 8u);  // 320 -> 256
+  EXPECT_EQ(Hash(Hash::bits_for(80)).size(), 256u);
+  EXPECT_EQ(Hash::bits_for(128), 9u);  // 512 exactly
+  EXPECT_EQ(Hash::bits_for(240), 9u);  // 960 -> 512
   EXPECT_EQ(Hash::bits_for(1024), 12u);
   EXPECT_EQ(sizeof(Hash::Entry), 16u);
   EXPECT_EQ(Hash::kEntriesPerLine, 4u);
   Hash lazily;  // default: from Env::possible_cpus()
-  EXPECT_GE(lazily.size(), 4u * static_cast<std::size_t>(NativeEnv::possible_cpus()));
+  EXPECT_EQ(lazily.bits(), Hash::bits_for(NativeEnv::possible_cpus()));
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(&lazily.entry(0)) % Hash::kCacheLine, 0u);
 }
 

@@ -6,7 +6,9 @@
 // the lock up to learn which CPU to kick. One table per kernel, sized at boot to at least
 // 4 entries per possible CPU (every CPU can have at most 4 nested halted heads, and each
 // halted lock takes exactly one entry because only its owner unhashes it) and never less
-// than one page (256 16-byte entries), a power of two. Open addressing with linear probing
+// than one page (256 16-byte entries); alloc_large_system_hash() then keeps a power of two
+// no larger than that, so between powers of two the table holds fewer than 4 entries per
+// CPU (80 CPUs: 320 asked, 256 made). Open addressing with linear probing
 // that starts at the first entry of a cache line, so a lookup usually touches one line.
 #pragma once
 
@@ -35,14 +37,17 @@ class PvLockHash {
   static constexpr std::size_t kEntriesPerLine = kCacheLine / sizeof(Entry);  // PV_HE_PER_LINE
   static constexpr std::size_t kMinEntries = 4096 / sizeof(Entry);            // PV_HE_MIN
 
-  // __pv_init_lock_hash(): 4 x possible CPUs, whole cache lines, at least a page, rounded
-  // up to a power of two. Returns log2 of the number of entries.
+  // __pv_init_lock_hash(): 4 x possible CPUs, whole cache lines, at least a page. It passes
+  // that count to alloc_large_system_hash() as the entry count and as its high limit, so the
+  // power of two that function rounds up to is clamped back to the count, and the table
+  // gets ilog2(count) bits: the count rounded *down* to a power of two. Returns log2 of the
+  // number of entries.
   static unsigned bits_for(int possible_cpus) {
     std::size_t n = 4 * static_cast<std::size_t>(std::max(possible_cpus, 1));
     n = (n + kEntriesPerLine - 1) / kEntriesPerLine * kEntriesPerLine;
     n = std::max(n, kMinEntries);
     unsigned bits = 0;
-    while ((std::size_t{1} << bits) < n) ++bits;
+    while ((n >> (bits + 1)) != 0) ++bits;  // ilog2(n)
     return bits;
   }
 
