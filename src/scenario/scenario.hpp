@@ -172,6 +172,11 @@ struct HostSpec {
   // by its IPI, so right after try_to_wake_up() the task is still TASK_WAKING and not on a
   // run queue -- a yield_to() to it then fails (the kick boost's race, kvm_sched_yield()).
   bool ttwu_queue = true;
+  // sched feature NEXT_BUDDY (off by default in every era). Under EEVDF (v6.6+) it also gates
+  // whether pick_next_entity() runs cfs_rq->next, the mark yield_to() leaves on its target:
+  // off, a directed yield only pushes the yielder's deadline out. (v6.12 split the pick's
+  // gate off as PICK_BUDDY, on by default; not modelled.) CFS always honoured the mark.
+  bool next_buddy = false;
   struct Kvm {
     bool pv_unhalt = true;    // KVM_FEATURE_PV_UNHALT offered
     bool steal_time = true;   // KVM_FEATURE_STEAL_TIME (vcpu_is_preempted works)

@@ -105,6 +105,7 @@ void read_host(Section& s, HostSpec& h) {
   s.read("housekeeping_interval_ns", h.housekeeping_interval_ns, 0, kMaxIntervalNs);
   s.read("housekeeping_ns", h.housekeeping_ns, 0, kMaxIntervalNs);
   s.read("ttwu_queue", h.ttwu_queue);
+  s.read("next_buddy", h.next_buddy);
   if (const toml::table* t = s.subtable("kvm")) {
     Section k(s.reader(), *t, s.path_of("kvm"), "[host.kvm]");
     HostSpec::Kvm& v = h.kvm;

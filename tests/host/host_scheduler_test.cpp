@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <vector>
 
 namespace pvlock::sim::host {
@@ -331,6 +332,58 @@ TEST_F(SleeperAndRunnerOnOnePcpu, AThreadPickedAgainKeepsItsSliceCount) {
   EXPECT_EQ(s.current(0), sleeper);
   run_until(s, spec, now, 23'000'000);  // ran 13 ms > 12: the tick hands over
   EXPECT_EQ(s.current(0), runner);
+}
+
+// EEVDF (v6.6+): yield_to_task_fair() marks the target cfs_rq->next, but pick_next_entity()
+// runs that buddy only under sched_feat(NEXT_BUDDY), off by default; otherwise the pick is
+// pick_eevdf()'s, the earliest eligible deadline.
+// Three threads on one EEVDF pCPU at time 0; the first runs and yield_to()s the third.
+// Returns {picked, second, third}.
+std::array<ThreadId, 3> eevdf_yield_to_pick(bool next_buddy) {
+  scenario::HostSpec spec;
+  spec.scheduler = scenario::HostSpec::Scheduler::eevdf;
+  spec.next_buddy = next_buddy;
+  Recorder rec;
+  HostScheduler s(spec, topo(1), rec);
+  const ThreadId a = s.add_thread(0, false);
+  const ThreadId b = s.add_thread(0, false);
+  const ThreadId c = s.add_thread(0, false);
+  s.start(0);
+  EXPECT_EQ(s.current(0), a);  // all eligible, equal deadlines: the lowest id
+  EXPECT_TRUE(s.yield_to(a, c, 0));
+  return {s.current(0), b, c};
+}
+
+TEST(HostScheduler, EevdfYieldToRunsTheTargetFirstOnlyUnderNextBuddy) {
+  // b and c have equal deadlines (b the lower id, picked on the tie); a's is a slice later.
+  const auto off = eevdf_yield_to_pick(false);
+  EXPECT_EQ(off[0], off[1]);
+  const auto on = eevdf_yield_to_pick(true);
+  EXPECT_EQ(on[0], on[2]);
+}
+
+TEST(HostScheduler, EevdfYieldWithOneRunnableThreadDoesNothing) {
+  // yield_task_fair() returns at once when its run queue has one task: the deadline is not
+  // pushed out, so a thread that wakes later gets the pCPU at the next slice end (3 ms), not
+  // after the yields' extra slices.
+  scenario::HostSpec spec;
+  spec.scheduler = scenario::HostSpec::Scheduler::eevdf;
+  spec.housekeeping_interval_ns = 0;
+  Recorder rec;
+  HostScheduler s(spec, topo(1), rec);
+  const ThreadId runner = s.add_thread(0, false);
+  const ThreadId sleeper = s.add_sleeping_thread(0, false);
+  std::int64_t now = 0;
+  s.start(now);
+  ASSERT_EQ(s.current(0), runner);
+  for (int i = 0; i < 10; ++i) s.yield(runner, now);  // alone: ten no-ops
+  EXPECT_EQ(s.current(0), runner);
+  s.wake(sleeper, now);
+  rec.switches.clear();
+  run_until(s, spec, now, 40'000'000);
+  ASSERT_FALSE(rec.switches.empty());
+  EXPECT_EQ(rec.switches.front().next, sleeper);
+  EXPECT_LE(rec.switches.front().now, 4'000'000);
 }
 
 TEST(HostScheduler, YieldToABlockedThreadFails) {

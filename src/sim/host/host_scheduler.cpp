@@ -186,11 +186,15 @@ ThreadId HostScheduler::pick_next(int pcpu) {
   };
   ThreadId se = kIdle;
   if (spec_.scheduler == scenario::HostSpec::Scheduler::eevdf) {
+    // pick_next_entity(): the next buddy if it is eligible, but only under
+    // sched_feat(NEXT_BUDDY), off by default (v6.6-v6.11; see HostSpec::next_buddy); else
     // pick_eevdf(): among eligible threads (vruntime <= average), earliest deadline.
     const std::int64_t avg = avg_vruntime(q);
-    if (q.next_buddy != kIdle && threads_[idx(q.next_buddy)].vruntime <= avg) se = q.next_buddy;
+    const bool buddy =
+        spec_.next_buddy && q.next_buddy != kIdle && threads_[idx(q.next_buddy)].vruntime <= avg;
+    if (buddy) se = q.next_buddy;
     for (ThreadId t : q.queued) {
-      if (se != kIdle && se == q.next_buddy) break;
+      if (buddy) break;
       const Thread& th = threads_[idx(t)];
       if (th.vruntime > avg) continue;
       if (se == kIdle || th.deadline < threads_[idx(se)].deadline ||
@@ -297,7 +301,7 @@ void HostScheduler::mark_wakeup_preemption(int pcpu, ThreadId woken) {
   // thread the next buddy ("bias pick_next to the entity triggering this preemption"), so
   // the schedule() that follows runs it even when another waiter is further left (within
   // the wakeup granularity). This also replaces an older yield_to() mark. EEVDF (v6.6+) sets
-  // no buddy here (NEXT_BUDDY is off by default).
+  // a buddy at a wake-up only under NEXT_BUDDY (wake()).
   if (spec_.scheduler == scenario::HostSpec::Scheduler::cfs) rq(pcpu).next_buddy = woken;
 }
 
@@ -342,6 +346,10 @@ HostScheduler::WakeOutcome HostScheduler::wake(ThreadId t, std::int64_t now) {
     tq.idle_stamp = -1;
   }
   enqueue(target, t);
+  // check_preempt_wakeup_fair() (EEVDF): under NEXT_BUDDY every wake-up onto a busy pCPU
+  // marks the woken thread, preempting or not.
+  if (spec_.scheduler == scenario::HostSpec::Scheduler::eevdf && spec_.next_buddy && !idle)
+    rq(target).next_buddy = t;
   if (poller_gives_way(target, now))
     return th.state == State::running ? WakeOutcome::preempts : WakeOutcome::queued;
   if (!should_preempt_on_wake(rq(target), t)) return WakeOutcome::queued;
@@ -422,6 +430,10 @@ void HostScheduler::yield(ThreadId t, std::int64_t now) {
   update_curr(th.pcpu, now);
   RunQueue& q = rq(th.pcpu);
   if (spec_.scheduler == scenario::HostSpec::Scheduler::eevdf) {
+    // yield_task_fair() (v6.6): nothing when the run queue holds only us; otherwise
+    // clear_buddies() and give up the rest of the slice (the deadline moves a slice out).
+    if (q.queued.empty()) return;
+    if (q.next_buddy == t) q.next_buddy = kIdle;
     th.deadline += spec_.eevdf_base_slice_ns;
   } else {
     // yield_task_fair(): nothing to yield to when we are alone (and then no skip buddy is
