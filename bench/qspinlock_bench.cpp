@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Uncontended lock/unlock latency of qspinlock and pvqspinlock (one thread, lock always
 // free): the fast path cmpxchg plus, for PV, the cmpxchg unlock instead of a byte store.
 #include <benchmark/benchmark.h>

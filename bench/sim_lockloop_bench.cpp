@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Simulator speed: events per wall-clock second for a lockloop on 8, 64 and 240 CPUs
 // (bare metal, one task per CPU, MCS and TAS). The counters are figures for the docs; no
 // test asserts them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Uncontended lock/unlock latency (one thread, the lock always free) of every lock in the
 // registry (negative controls skipped) and of every peer lock `pvlock bench` compares with.
 // Names: BM_Uncontended/<lock>. The goal in docs/benchmarks.md: pvlock's locks <= 1.1x tas.

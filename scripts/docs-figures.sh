@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Regenerates the figures and numbers of docs/seeds/ from the built tool:
 #   scripts/docs-figures.sh [BUILD_DIR]        (default: build)
 # Writes docs/seeds/fig/seedNNN.png (published vs simulated, tools/plot.py),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Fuzz the scenario loader with libFuzzer for SECONDS (default 60):
 #   scripts/fuzz-scenario.sh [SECONDS] [--save]
 # Builds tests/fuzz/ with clang in build-fuzz/ (separate from the gcc build), runs over the

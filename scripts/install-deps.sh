@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Installs (with apt, Debian 12) every package pvlock's build, tests, benchmarks and plots
 # need, and only those that are missing. Idempotent.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # README command (2): configure, build (release) and run the whole default test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."

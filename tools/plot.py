@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Charts for pvlock output (python3-matplotlib from Debian, Agg backend: no display needed).
 
   plot.py reproduce RESULT.json OUTDIR   one PNG per experiment: published vs simulated cells

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Plot `pvlock bench --json` output: throughput and fairness against thread count.
 
 (Debian's python3-matplotlib, hence /usr/bin/python3 rather than the first python3 on PATH.)

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Charts and summaries of a `pvlock run --trace` file (python3-matplotlib, Agg backend).
 
   plot_trace.py cascades TRACE.json [VM]            lists bursts of pv_wait_early (>= 3

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
 """How long over-committed guests spend in each regime, from `pvlock run --series MS --json`.
 
   regimes.py [--fast RATE] [--slow RATE] [--after MS] RUN.json...

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A pvlock user: every registered lock is an ordinary C++ BasicLockable, so it works with
 // std::lock_guard. Four threads bump a shared counter under pvlock's paravirt qspinlock on
 // the native environment; the program checks that no increment was lost and lists the

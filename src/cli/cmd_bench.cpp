@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `pvlock bench`: will-it-scale-style throughput and fairness of pvlock's locks and their
 // peers on real threads (see native/bench.hpp).
 #include <fmt/core.h>

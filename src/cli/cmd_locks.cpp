@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `pvlock locks`: every lock with a one-line description and the knobs that affect it.
 #include <fmt/core.h>
 

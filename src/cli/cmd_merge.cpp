@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `pvlock merge`: combine sweep results files (e.g. the shards of one sweep) into one.
 #include <fmt/core.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `pvlock reproduce`: re-run every experiment of the seeds in the simulator and print the
 // published figures beside the simulated ones (see reproduce/experiment.hpp).
 #include <fmt/core.h>

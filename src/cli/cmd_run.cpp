@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `pvlock run SCENARIO.toml`: simulate one scenario and print its result (see harness/run.hpp).
 #include <fmt/core.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `pvlock summarize`: per sweep point and VM, mean, stddev and 95% interval across seeds.
 #include <fmt/core.h>
 

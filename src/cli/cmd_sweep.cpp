@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `pvlock sweep`: run a scenario over --vary values x seeds into a JSON-lines results file
 // (see sweep/runner.hpp and docs/sweeps.md).
 #include <fmt/core.h>

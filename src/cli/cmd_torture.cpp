@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `pvlock torture`: locktorture-style stress of one lock (see native/torture.hpp).
 #include <fmt/core.h>
 

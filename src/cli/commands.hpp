@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The pvlock command: each subcommand lives in its own cmd_<name>.cpp and registers itself
 // on the CLI11 app. Exit codes: 0 success, 1 the run's verdict failed, 2 bad usage or input,
 // 3 a liveness failure (stuck run).

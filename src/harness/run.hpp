@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The scenario runner: Scenario -> simulation -> result JSON. It sits above the workloads
 // (it instantiates them) and the simulator (it builds the machine and its platform). Thread-safe in
 // the sense that several runs may proceed at once in different threads (each is single-threaded and

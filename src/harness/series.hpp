@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A time series of a run: every `interval` of simulated time, per VM, the workload's score
 // over that interval and the rates of the lock and host events that explain it (PLE exits,
 // kicks, directed yields, halts, wait-early decisions, preemptions, steal). The runs the

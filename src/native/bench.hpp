@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // will-it-scale on real threads: every thread loops lock -> critical section -> unlock ->
 // outside work, for a fixed time, and the run reports total throughput and how evenly it was
 // shared (fairness = min/max operations per thread). The locks are every non-negative-control

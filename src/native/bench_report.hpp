@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `pvlock bench` output: one JSON document, CSV, or an aligned table, one row per
 // (lock, threads) point.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // locktorture on real threads (kernel/locking/locktorture.c, in spirit): writer threads loop
 // acquire -> check exclusion -> hold -> release, readers (for rw locks) check that no writer
 // is beside them; per-thread acquisition counts expose starvation the way locktorture does

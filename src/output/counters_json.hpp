@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Lock event counters as JSON, with the kernel's names (lock_event_counts/<name>).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Lock statistics as JSON: one entry per lock instance, /proc/lock_stat's columns in ns.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Lock statistics as text, laid out like /proc/lock_stat: one block per VM, lock instances
 // sorted by contentions (as lock_stat sorts its classes), times in µs with two decimals.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A run's time series (harness/series.hpp) as text: one table per VM, one row per
 // interval; event rates in thousands per second, waits in microseconds.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The outcome fields of a torture run, shared by `pvlock torture --json` (both worlds) and
 // the simulator's torture workload report, so the two print the same names.
 #pragma once

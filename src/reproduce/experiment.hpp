@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // An experiment of `pvlock reproduce`: one seed's published figures as data, and the
 // scenarios that re-derive them.
 //

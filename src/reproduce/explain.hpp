@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `pvlock reproduce --explain`: one run's mechanisms in two lines, so that a cell's figure
 // comes with why: where the guests' CPU time went (profile, halted share), what the host did
 // to the vCPUs (steal, pause-loop exits, directed yields, preemptions of lock holders) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // What a reproduce cell measures in a run's JSON (`pvlock run --json`):
 //   score_sum / score_mean      the VMs' scores, summed or averaged
 //   profile:<symbol>            that symbol's share (%) of the guests' sampled CPU time

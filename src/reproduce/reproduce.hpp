@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Runs the experiments' cells through the simulator (in parallel) and compares simulated
 // effects with the published ones.
 #pragma once

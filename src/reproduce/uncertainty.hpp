@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // How far a simulated effect could move with other seeds. An effect is a ratio of two cells,
 // each a mean over the experiment's seeds; where runs fall into different regimes (seeds 000
 // and 001's over-committed cells) that mean moves a lot from one set of seeds to the next,

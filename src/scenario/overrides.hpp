@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Internal to the scenario parser: command-line overrides ("--set key.path=value") applied
 // to the parsed TOML document before it is validated.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Workload parameter helpers and error formatting (see parse.hpp).
 #include <fmt/core.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Scenario files: the top level (which sections, bare metal vs virtualized) and the checks
 // that span sections. Section contents are read in sections.cpp.
 #include "scenario/parse.hpp"

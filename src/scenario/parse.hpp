@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Scenario files: TOML text -> a validated Scenario (see scenario.hpp for the layout).
 //
 // Every error is a ScenarioError whose what() is exactly

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Internal to the scenario parser: typed, strict reading of toml++ tables with error
 // messages that name the place (file:line:col or the --set override) and the key path.
 #pragma once

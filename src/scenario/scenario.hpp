@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A validated simulation scenario: what `pvlock run SCENARIO.toml` simulates.
 //
 // TOML layout (all times in ns unless the key says otherwise):

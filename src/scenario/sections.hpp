@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Internal to the scenario parser: one reader per scenario section. Each reads the keys it
 // knows into the struct (keeping scenario.hpp's defaults for absent keys), validates ranges,
 // and rejects unknown keys.

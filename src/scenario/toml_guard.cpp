@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "scenario/toml_guard.hpp"
 
 #include <fmt/core.h>

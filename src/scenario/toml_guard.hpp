@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Internal to the scenario parser: a guard in front of toml++.
 //
 // toml++ 3.3 (the Debian 12 package) reaches __builtin_unreachable() -- undefined behaviour,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Bare metal: one OS directly on the machine. Every vCPU is the physical CPU of the same
 // number and always runs; HLT just waits for an interrupt; pv_kick (only used if a PV lock
 // is configured anyway) and reschedule IPIs are plain IPIs, delivered at once.

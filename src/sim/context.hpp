@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The "current simulation" of this thread. Several simulations may run at once in parallel
 // threads (sweeps); each thread runs one at a time, so this state is thread_local.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // What a guest kernel asks of the machine it runs on: the seam between guest and host.
 //
 // The guest calls the platform to halt a vCPU (HLT in the idle loop or in pv_wait), to kick

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One simulation: virtual time, the event loop, the machine (topology + cache model), the
 // platform (bare metal or a host) and the guests. Single-threaded; see context.hpp.
 #pragma once

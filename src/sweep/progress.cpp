@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "sweep/progress.hpp"
 
 #include <fmt/core.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Sweep progress on stderr: a bar with done/total and ETA on a terminal, plain lines
 // otherwise (logs, Slurm). Thread-safe.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Sweep results files: JSON lines {"point": {...}, "seed": s, "result": {...}}, one per
 // simulated point; read (with the repair of a line cut short by an interrupted run),
 // written, merged.

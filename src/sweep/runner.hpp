@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `pvlock sweep`: run a scenario over the cartesian product of --vary values x seeds,
 // appending one JSON line per point to a results file. Resumable (points already in the
 // file are skipped), shardable (--shard I/N takes every N-th point), parallel (--jobs).

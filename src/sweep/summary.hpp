@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `pvlock summarize`: per point and VM, the mean, standard deviation and 95% confidence
 // interval (Student t) of the VM's score across seeds.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Sweep points: --vary KEY=V1,V2,... lists and their cartesian product.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // ebizzy -M in a guest (seeds 000 and 001): 2 CPU-bound tasks per vCPU; one record =
 //   user work (memcpy + bsearch of a 512 KiB chunk),
 //   ~128 anonymous page faults, each some kernel work, every lru_batch-th one adding the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The workload types the simulator knows, by [workload] type.
 #include <string>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // What a workload program may do, for the task whose fiber is running: compute (local work
 // in running time), disable/enable interrupts, draw random durations, and ask whether the
 // measured window has started. Locks are used directly (pvlock::with_lock<SimEnv>), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A workload's side of the liveness watchdog: a LockWatch for each lock it uses, and the
 // calls around lock()/unlock() that keep holder, waiter and progress up to date (see
 // sim/watchdog/watchdog.hpp). Allocation-free per operation.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // lockloop: every task loops compute(c) -> lock -> hold(h) -> unlock on one lock of the
 // VM's configured type (a spinlock is taken with preemption off, and with IRQs off too
 // when irqs_off = true, as spin_lock_irq does). Score: lock/unlock pairs per second in the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // messaging: `perf bench sched messaging -p` (tools/perf/bench/sched-messaging.c, a port of
 // hackbench) in one guest. Groups of 20 senders and 20 receivers; each receiver owns a pipe
 // that all 20 senders of its group write 100-byte messages to. Every read and write takes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // torture: locktorture's checks inside the simulator (kernel/locking/locktorture.c in
 // spirit, as native/torture.cpp does on real threads). Writers loop acquire -> check the
 // owner slot and readers count -> read-modify-write a protected counter across the hold ->

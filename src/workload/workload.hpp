@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A workload: guest task programs plus a score. The runner creates one per VM; the
 // workload creates its tasks in that VM's guest kernel in setup() and reports after the run.
 #pragma once

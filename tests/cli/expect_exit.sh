@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # expect_exit.sh CODE REGEX -- CMD...: runs CMD, passes iff it exits with CODE and its
 # combined output matches the extended regex REGEX.
 set -u

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // libFuzzer target for the scenario loader: any input must give a Scenario or a
 // ScenarioError, never a crash, hang, abort or another exception.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The run's time series (harness/series.hpp): sampling changes nothing, rows add up to the
 // measured window's totals, and the interval that spans the warm-up reset stays whole.
 #include <gtest/gtest.h>

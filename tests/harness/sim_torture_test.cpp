@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The torture workload in the simulator: many short seeded runs of every registered lock
 // find no violation and no stuck run; the busted lock is caught.
 #include "harness/sim_torture.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // kvm_vcpu_on_spin()'s target choice (src/sim/host/directed_yield.hpp) on hand-made vCPU
 // states: round robin from last_boosted, the skip rules, the dy_eligible alternation, the
 // budget of three -ESRCH failures, and the two passes; and how long a spinner's "in a spin

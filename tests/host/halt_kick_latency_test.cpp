@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Halt -> kick -> running latency, measured by the PV lock's own counters (pv_latency_kick:
 // the unlocker's hypercall; pv_latency_wake: kick to the waiter running again), equals the
 // configured costs; adaptive halt polling grows to catch short halts and shrinks after long

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The host scheduler as a state machine: fairness, CFS slices, wakeup preemption, directed
 // yield, pinning, EEVDF slices. Driven by a tick loop in simulated time.
 #include "sim/host/host_scheduler.hpp"

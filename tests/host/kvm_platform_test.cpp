@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The KVM platform end to end, through small scenarios: over-commit makes vCPUs lose their
 // pCPU (steal time, lock-waiter preemption), PV locks halt and kick, halt polling, the kick
 // boost and pause-loop exits do what their knobs say, and runs are deterministic.

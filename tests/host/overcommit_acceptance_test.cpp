@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The over-commit acceptance check, on the shipped example (examples/overcommit-lockloop.toml,
 // 2 VMs x 16 vCPUs on 16 pCPUs, lockloop holding one spinlock ~1 us):
 //   - at 2x over-commit the PV qspinlock scores at least twice the native one (over four

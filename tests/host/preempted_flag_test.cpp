@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The steal-time "preempted" byte in both host modes, seen through the guest's PV TLB flush
 // (kvm_flush_tlb_multi skips targets whose byte is set): a vCPU descheduled while runnable
 // reads preempted in both modes; a vCPU that merely halted reads preempted only on hosts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // PV sched yield (KVM_FEATURE_PV_SCHED_YIELD, v5.3 guests): after sending call-function
 // IPIs, kvm_smp_send_call_func_ipi() asks the host to yield to the first target it sees
 // preempted (KVM_HC_SCHED_YIELD), and the host's kvm_sched_yield() -- the helper the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Shared by the host tests: run a scenario (inline TOML or a shipped file) to its JSON
 // result, and read a lock-event counter from it (0 when the lock never counted it).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The guest scheduler's clock under steal-time accounting ([vm.guest] steal_time_accounting,
 // CONFIG_PARAVIRT_TIME_ACCOUNTING with KVM steal time): rq clock_task leaves out the time a
 // vCPU waited, runnable, for its pCPU. One pCPU runs two VMs' vCPUs in 3 ms host slices, so

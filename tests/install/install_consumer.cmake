@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # cmake -DPVLOCK_BUILD_DIR=... -DCONSUMER_SOURCE_DIR=... -DWORK_DIR=... -DCXX_COMPILER=...
 #       -P install_consumer.cmake
 # Installs the pvlock build tree into WORK_DIR/prefix, builds the consumer example against

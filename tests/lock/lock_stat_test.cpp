@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The lock_stat wrapper (LOCK_CONTENDED placement) on real threads: uncontended
 // acquisitions record no wait; a waiter behind a holder records one contention with its
 // wait; hold times are the time between acquire and release; readers share.

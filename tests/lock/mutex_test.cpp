@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The kernel mutex: semantics, the HANDOFF/PICKUP protocol (forced step by step with
 // HookEnv), owner-spinning that stops on a preempted owner vCPU, and torture-style mutual
 // exclusion at 1x-4x threads per core.

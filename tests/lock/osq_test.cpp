@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The optimistic spin queue: hand-off, and the unqueue paths (steps A, B, C of osq_lock.c)
 // forced at chosen moments with HookEnv's need_resched() / vcpu_is_preempted().
 #include "pvlock/lock/osq.hpp"

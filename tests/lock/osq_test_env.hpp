@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A native environment whose scheduler and hypervisor signals are set by the test: it hides
 // NativeEnv's need_resched(), vcpu_is_preempted(), now_ns() and block() so that the race paths
 // of the OSQ, mutex and rwsem (unqueue, hand-off, reader-owned timeout) happen exactly when a

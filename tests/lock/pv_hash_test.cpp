@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The PV lock -> node hash table: sizing, cache-line-aligned probing, collisions,
 // wrap-around at the end of the table, a nearly full table, and the full-table BUG().
 #include "pvlock/lock/pv_hash.hpp"

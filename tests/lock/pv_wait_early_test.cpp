@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // pv_wait_early(): when a queued (non-head) PV waiter stops spinning before SPIN_THRESHOLD
 // and halts. Upstream (prev_halted) looks only at the predecessor's node state; the 2017
 // rule (prev_halted_or_preempted) also halts when the predecessor's vCPU is preempted. With

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Nesting of the qspinlock slow path: a CPU inside the slow path of one lock (task context)
 // may be interrupted and enter the slow path of another (softirq, hardirq, NMI), each level
 // using the next of the CPU's 4 nodes; a 5th level has no node and spins on the trylock.

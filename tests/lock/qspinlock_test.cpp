@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // qspinlock and pvqspinlock on real threads: BasicLockable semantics, exclusion under
 // over-subscription with every knob setting, and the lock event counters of each path.
 #include "pvlock/lock/qspinlock.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A NativeEnv with hooks for forcing qspinlock paths in tests: a per-thread callback run at
 // the start of every spin_until() (an "interrupt" arriving while the lock code spins, or a
 // probe of which spin was reached) and a switch that makes every vCPU look preempted.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The kernel rw_semaphore: reader/writer semantics, writers' time-limited spinning on
 // readers (NONSPINNABLE), writer hand-off after the wait timeout, reader stealing and its
 // limit, and torture-style exclusion with readers at 1x-4x threads per core. Clock-driven

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Unit tests of the simple spinlocks on real threads: lock/try_lock/unlock semantics and
 // mutual exclusion through std::lock_guard (they are BasicLockable).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One simulated torture run of a PV qspinlock compiled with one protocol step removed
 // (include/pvlock/lock/mutation.hpp): what catches it, if anything.
 //

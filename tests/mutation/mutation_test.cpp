@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Mutation checks of the PV protocol: each mutant (include/pvlock/lock/mutation.hpp) must be
 // caught (mutual-exclusion violation or liveness watchdog) within kSeeds seeds in one of the
 // torture setups, except a documented escape (none at present), which must still escape;

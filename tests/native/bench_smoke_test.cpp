@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // `pvlock bench` smoke test: every registered lock and every peer runs a tiny point, and the
 // JSON document has the documented shape. Throughput is never asserted.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The torture harness itself: it must pass correct locks at 1x, 2x and 4x threads per core
 // and catch the busted lock.
 #include "native/torture.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The reproduce machinery without the simulator: experiment files, tolerance bands,
 // metric extraction and agreement, with a fake runner.
 #include "reproduce/reproduce.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Broken scenario files: each gives exactly one error naming file:line:col and key path.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Every scenario shipped in examples/ and experiments/ parses (globbed at test time; zero
 // files is fine).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // --set overrides: applied before validation, errors name the override.
 #include <gtest/gtest.h>
 

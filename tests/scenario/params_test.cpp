@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The helpers workloads use to validate their own [workload] parameters.
 #include <gtest/gtest.h>
 

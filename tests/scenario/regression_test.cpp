@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Inputs the fuzzer (tests/fuzz/scenario_fuzz.cpp) found: each must give a clean
 // ScenarioError (or parse), never undefined behaviour.
 #include <gtest/gtest.h>

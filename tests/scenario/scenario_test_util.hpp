@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Helpers shared by the scenario tests.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Valid scenarios: defaults from scenario.hpp, bare-metal normalization, every knob,
 // workload parameters and distributions.
 #include <gtest/gtest.h>

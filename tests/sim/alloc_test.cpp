@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The simulator's steady state allocates nothing: two runs that differ only in length make
 // the same number of heap allocations up to the end of Simulation::run() (set-up, first
 // touches of cache lines and per-CPU objects happen in both before the shorter one ends).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The cache-line cost model: hits, transfers by distance, invalidation, watchers.
 #include "sim/machine/coherence.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Same scenario + seed -> byte-identical results outside "perf"; another seed differs.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The engine's building blocks: event order, the indexed resume heap, generators, fibers,
 // rounding to whole nanoseconds.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The guest's run queue order ([vm.guest] scheduler). Either way a slice shares the 24 ms
 // latency among the runnable tasks (never under the 3 ms minimum granularity). rr: tasks
 // take turns in the order they became runnable. cfs: least vruntime first, sleeper credit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The guest kernel's preemption model ([vm.guest] preempt). Two tasks share one vCPU; the
 // first computes for 20 ms (five guest ticks; the two share the 24 ms latency in 12 ms slices).
 // Under "full" (CONFIG_PREEMPT) the tick switches to the second task even inside a system call;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // When a simulated memory access takes effect. A write that has to fetch its line changes
 // the value when the line arrives; a load that misses returns the value the line holds when
 // its data arrives, queued behind a write already in flight on that line (the line's home

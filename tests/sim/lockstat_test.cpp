@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Lock statistics per lock instance (/proc/lock_stat) from the simulator's workloads.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // messaging's process lifecycle (lifecycle = true): the parent forks the groups, children
 // exit through the root anon_vma rwsem and tasklist_lock, the parent reaps them and forks
 // each finished group again. Short loops so that groups turn over many times in a few ms.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The liveness watchdog and fault injection (sim/watchdog/, sim/faults/): a lost kick to a
 // waiter halted with IRQs off is reported, never a silent hang; with IRQs on it is a late
 // wake-up; faulty runs are as deterministic as any other; no [faults] = nothing changes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Scores against arithmetic: an uncontended task and a saturated queued lock.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Helpers for simulator tests: bare-metal scenarios built in code.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Lazy spin_until: a spin never comes true -> it ends after exactly its budget of running
 // time; a write to a watched line is seen after its own transfer and the spinner's re-read.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The Perfetto/Chrome JSON trace: format (phases, µs timestamps, metadata), per-track order,
 // the window, the instant events of a PV scenario, and byte-identical output per seed.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Every lock workload reports progress to the liveness watchdog (workload/lock_watch.hpp):
 // ebizzy per lock section and per record, messaging per message sent or received. A halted waiter
 // stranded by a lost kick with IRQs off (ebizzy's zone and lru locks are spin_lock_irqsave) is a

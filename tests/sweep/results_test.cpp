@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Results files: reading, merging, summaries.
 #include "sweep/results.hpp"
 

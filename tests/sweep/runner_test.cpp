@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // run_sweep with a fake simulator: line count, resume, shards, validation before running,
 // errors while running, determinism.
 #include "sweep/runner.hpp"

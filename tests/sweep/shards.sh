@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # ctest sweep.shards_merge_equal_unsharded: 4 shards run with GNU parallel, merged, equal the
 # unsharded sweep point for point outside "perf"; a second run adds no lines.
 #   shards.sh PVLOCK_BINARY

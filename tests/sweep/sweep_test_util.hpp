@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Helpers for the sweep tests: a temporary directory with a small scenario, and a fake
 // simulator whose result is a deterministic function of the scenario.
 #pragma once

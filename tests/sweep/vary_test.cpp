@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // --vary parsing and point enumeration.
 #include "sweep/vary.hpp"
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Sourced by the tools tests: skip without matplotlib, check that a file is a PNG.
 
 # Exits 77 (ctest's "skipped") with a message when python3-matplotlib is missing.

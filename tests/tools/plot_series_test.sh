@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # plot_series_test.sh PVLOCK PLOT_PY SCENARIO OUT_DIR: a `run --series --json` result of an
 # over-committed PV run becomes a PNG chart. Exit 77 = skipped (no matplotlib).
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # plot_test.sh PLOT_PY DATA_DIR OUT_DIR: tools/plot.py turns the reproduce and sweep fixtures
 # into PNG files (checked by their magic bytes). Exit 77 = skipped (no matplotlib).
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # plot_trace_test.sh PVLOCK PLOT_TRACE_PY SCENARIO OUT_DIR: a PV over-commit run's trace
 # yields pv_wait_early chains (each naming a predecessor) and a vCPU chart (a PNG).
 # Exit 77 = skipped (no matplotlib).

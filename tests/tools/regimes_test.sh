@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # regimes_test.sh PVLOCK REGIMES_PY SCENARIO OUT_DIR: tools/regimes.py on a real
 # `run --series --json` result: one row per VM and one for all, shares that add up to 100,
 # thresholds that put every interval in one class, and clear refusals of bad input.

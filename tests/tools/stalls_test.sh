@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # stalls_test.sh PVLOCK PLOT_TRACE_PY SCENARIO OUT_DIR: `plot_trace.py stalls` on a real
 # trace of a PV over-commit run: the VM's vCPU time by state adds up to 100 %, N vCPU rows
 # ranked by time preempted, directed yields counted, and clear refusals of bad input.

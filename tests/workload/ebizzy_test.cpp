@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // ebizzy's madvise(MADV_DONTNEED) in the kernel's order: tlb_finish_mmu() shoots down the
 // other CPUs' TLB entries before release_pages() (lru lock) and the buddy free
 // (zone->lock) give the pages back. Every IPI is delayed 3 ms here, so a 2 ms run ends

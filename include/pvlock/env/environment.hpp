@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The environment seam: everything a lock algorithm may use, and nothing else.
 //
 // Every lock in include/pvlock/lock/ is a class template over an Env that satisfies

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Lock event counters, named as the kernel names them in
 // kernel/locking/lock_events_list.h (exposed there under debugfs lock_event_counts/).
 // One X-macro list so that every world (native, simulated) and every report uses the

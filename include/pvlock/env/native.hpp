@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The native environment: pvlock's locks on real threads.
 //
 // - A thread is a "CPU": it gets a small id on first use (or an explicit one from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Native Env::atomic<T>: a standard-layout wrapper of one T operated on with the GCC/Clang
 // __atomic builtins, so that (as in the kernel) a lock may address a byte or half-word of
 // its word with another atomic of the narrower type (see subword_view).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A deliberately broken lock: locktorture's lock_busted. It provides no exclusion at all,
 // so a torture run over it must report violations; a harness that passes it is broken.
 #pragma once

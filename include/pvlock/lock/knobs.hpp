@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The policy knobs by name: how the CLI (`--set name=value`) and scenario files address
 // LockPolicies. Each knob names the kernel constant or parameter it stands for and the seed
 // that argues about it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // MCS queue spinlock (Mellor-Crummey & Scott; kernel/locking/mcs_spinlock.h). Each waiter
 // spins on its own node, so a hand-off moves one cache line instead of a stampede; strictly
 // FIFO, so a preempted waiter blocks the lock for everyone queued behind it.

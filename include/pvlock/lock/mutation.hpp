@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Mutation checks of the PV qspinlock protocol (tests/mutation/, docs/mutations.md).
 //
 // A test asks "would the simulator notice if this step of the protocol were missing?" by

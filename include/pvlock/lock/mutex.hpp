@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // struct mutex (kernel/locking/mutex.c): a sleeping lock whose contenders first spin
 // optimistically while the owner is running, and sleep on a FIFO wait list otherwise.
 //

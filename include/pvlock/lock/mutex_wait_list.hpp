@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The wait list of a sleeping lock (mutex->wait_list, rw_semaphore->wait_list): an intrusive
 // FIFO of waiter records that live on the sleeping tasks' stacks, protected by the lock's
 // wait_lock. Shared by mutex.hpp and rwsem.hpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Optimistic spin queue (kernel/locking/osq_lock.c): the MCS-style queue that mutex and
 // rwsem spinners must join before spinning on the lock owner, so that only the queue head
 // hammers the owner's cache line. Unlike a plain MCS lock a waiter may *leave* the queue:

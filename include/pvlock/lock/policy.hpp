@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Lock policy knobs: the constants and boot parameters of kernel/locking that the seeds
 // argue about, gathered in one plain struct. A world holds one LockPolicies per "kernel"
 // (natively: the process; in the simulator: each guest VM), returned by Env::policies().

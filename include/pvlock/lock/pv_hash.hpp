@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The PV lock -> queue-head hash table (qspinlock_paravirt.h: pv_lock_hash, pv_hash(),
 // pv_unhash()).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The paravirt hooks of the qspinlock slow path (kernel/locking/qspinlock_paravirt.h).
 //
 // The kernel compiles queued_spin_lock_slowpath() twice; the second copy, with these hooks

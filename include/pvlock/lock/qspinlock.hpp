@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Queued spinlock (kernel/locking/qspinlock.c, arch/x86/include/asm/qspinlock.h), native
 // and paravirt from one slow path.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The per-CPU MCS queue nodes of qspinlock (kernel/locking/qspinlock.c: qnodes[]).
 //
 // Each CPU owns _Q_MAX_NODES = 4 nodes, one per context that can be inside the slow path at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The 32-bit qspinlock word and its x86 sub-word views (include/asm-generic/qspinlock_types.h,
 // kernel/locking/qspinlock.h), for fewer than 16K CPUs:
 //

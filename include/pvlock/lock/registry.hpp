@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Every lock pvlock offers, by name, for any world. Tools (torture, bench, the simulator's
 // guest configuration) look locks up here and get back the lock *type* for their Env, so a
 // lock is written once and listed once.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // struct rw_semaphore (kernel/locking/rwsem.c, v5.11+ design): a sleeping reader-writer
 // lock. lock()/unlock() are down_write()/up_write(), lock_shared()/unlock_shared() are
 // down_read()/up_read(). Word layout and constants: rwsem_word.hpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The two words of struct rw_semaphore (kernel/locking/rwsem.c) and the constants that
 // govern its spinning and hand-off, kept apart from the algorithm in rwsem.hpp.
 //

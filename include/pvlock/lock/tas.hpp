@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Test-and-test-and-set spinlock: the kernel's virt_spin_lock()
 // (arch/x86/include/asm/qspinlock.h). A guest whose host offers no PV unhalt keeps
 // virt_spin_lock_key on and every contended qspinlock becomes this: unfair, no queue, so a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Ticket spinlock, as x86 Linux used before qspinlock (arch/x86 spinlock.h, 2008-2015):
 // one xadd takes a ticket from `tail`, the holder's release bumps `head`. Strictly FIFO, so
 // a preempted waiter stalls everyone behind it (lock-waiter preemption): the baseline that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Lock statistics per lock instance, in the shape of the kernel's /proc/lock_stat
 // (CONFIG_LOCK_STAT, kernel/locking/lockdep.c), for any environment.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // abseil's absl::Mutex (spin briefly, then queue and sleep) as a peer for `pvlock bench`.
 // Optional: the build defines PVLOCK_HAVE_ABSL=1 only when libabsl-dev was found and linked.
 #pragma once

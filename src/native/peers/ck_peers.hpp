@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Concurrency Kit spinlocks (libck-dev) as BasicLockable classes for `pvlock bench`:
 // ck_fas (fetch-and-store test-and-set), ck_ticket (FIFO ticket) and ck_mcs (MCS queue).
 // All three are header-only inline functions; PVLOCK_HAVE_CK is 1 when the headers exist.

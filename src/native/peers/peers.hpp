@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The peer locks `pvlock bench` compares pvlock's locks against, by name, iterated the way
 // registry.hpp iterates pvlock's own locks. Which peers exist depends on what the build found
 // (ck headers, abseil); a peer that is not built is simply not listed.

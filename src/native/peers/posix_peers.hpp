@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Peer locks from the C++ and POSIX runtimes, as BasicLockable classes for `pvlock bench`:
 // std::mutex (glibc: a futex mutex), pthread_spinlock_t (a pure test-and-set spinner) and
 // the glibc adaptive mutex (PTHREAD_MUTEX_ADAPTIVE_NP: spins a bounded number of times on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The simulator's single event queue: a binary min-heap of small POD events ordered by
 // (time, sequence). The sequence number makes ties deterministic (first scheduled, first
 // run). Storage is reserved up front and events are never individually allocated; a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A guest task's execution context: a Boost.Context fiber on a lazily committed stack
 // (fiber_stack.hpp).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The pending resumes and per-vCPU timers of vCPUs: at most one entry per slot (a slot is a
 // vCPU's resume or one of its host timers), kept in an indexed 4-ary min-heap so that
 // re-arming a slot (a spinner woken before its deadline, a wait cut short by an interrupt, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Seeded generators. Every component (task, vCPU, host scheduler...) owns one generator,
 // derived from the scenario seed and the component's id, so adding a component never shifts
 // another component's random stream and results stay reproducible.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Simulated time: signed 64-bit nanoseconds since the start of a run (292 years of range).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Fault injection ([faults] in a scenario): the hand-offs of the PV protocol under a hostile
 // platform. Every decision is drawn from one generator seeded from the scenario seed, in
 // event order, so a faulty run is as reproducible as any other; with every probability and

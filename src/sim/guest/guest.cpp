@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Guest: a VM's kernel. This file holds its tasks and statistics, the fibers tasks run on,
 // and time (charging work, waiting, IPIs sent); the scheduler is in guest_sched.cpp, lazy
 // spinning in guest_spin.cpp, interrupts, ticks and kicks in guest_irq.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The guest kernel of one VM (on bare metal: the one OS on all CPUs).
 //
 // Tasks live on per-vCPU run queues (no migration). The kernel mechanisms modelled:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Guest, what arrives from outside a vCPU's current task: interrupts (IPIs and their
 // handlers), the scheduler tick and PV kicks.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Guest, the scheduler of each vCPU: its run queue (round-robin or CFS-ordered, CFS's slice
 // lengths), schedule/block/wake, need_resched, and the PV hooks that halt and kick
 // (pv_wait, pv_kick) or read the steal-time flag (vcpu_is_preempted).

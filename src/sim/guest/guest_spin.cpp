@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Guest, lazy spinning: a spin loop watches the cache lines its condition read and sleeps
 // until one is written (or its iteration budget runs out), the hypervisor watching it as a
 // PAUSE loop meanwhile.

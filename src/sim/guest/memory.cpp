@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The simulated memory operations behind SimAtomic (see sim_atomic.hpp, coherence.hpp).
 #include <algorithm>
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A simulated `perf` profile: CPU time per kernel symbol, per VM. Spin time is attributed to
 // the symbol of the kernel loop it models (spin_site_symbol), so later analyses can ask for
 // the share of osq_lock or mutex_spin_on_owner the way the seeds' perf profiles report them.

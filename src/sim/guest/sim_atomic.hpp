@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // SimEnv::atomic<T>: a plain T (standard layout, so subword_view works as on x86) whose every
 // operation goes through the simulated CPU executing it: pending local time is waited out,
 // the cache-line model charges the access, writes serialise on the line and wake spinners

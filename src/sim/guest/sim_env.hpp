@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The simulated environment: pvlock's lock templates on simulated vCPUs.
 //
 // Every Env operation acts for the task whose fiber is running (see context.hpp): atomics

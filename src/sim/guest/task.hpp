@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A guest task (struct task_struct): a fiber running a workload program on one vCPU.
 #pragma once
 

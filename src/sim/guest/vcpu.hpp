@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A guest CPU. On bare metal it is a physical CPU; under the hypervisor (later) it runs only
 // while the host has it on a physical CPU, and its running-time clock stops otherwise, which
 // is how a preempted vCPU makes no progress.

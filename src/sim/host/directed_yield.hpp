@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // kvm_vcpu_on_spin()'s choice of a directed-yield target (virt/kvm/kvm_main.c), separated
 // from the platform so that its rules can be tested on their own:
 //   - round robin over the VM's vCPUs, starting after kvm->last_boosted_vcpu;

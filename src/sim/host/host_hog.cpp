@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Timed host preemption for fault injection ([faults] preempt_at_access): the host takes a
 // vCPU's pCPU away for a given amount of CPU time, right now.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "sim/host/host_scheduler.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The host's CPU scheduler, as a pure state machine over host threads (vCPU threads and
 // other host load), one run queue per pCPU.
 //

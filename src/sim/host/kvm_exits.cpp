@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // KvmPlatform, the guest's exits into the hypervisor: HLT and adaptive halt polling, the
 // wake-up of a halted vCPU (kvm_vcpu_kick), KVM_HC_KICK_CPU with seed 001's kick-time
 // yield, KVM_HC_SCHED_YIELD, IPIs (posted interrupts) and host-side deschedules.

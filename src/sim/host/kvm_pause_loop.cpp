@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // KvmPlatform, pause-loop exiting: the PLE window over a guest spin, the exit
 // (handle_pause) and kvm_vcpu_on_spin()'s directed yield (candidate rules in
 // directed_yield.hpp).

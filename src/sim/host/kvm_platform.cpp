@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // KvmPlatform: setup, steal-time accounting, timers, host housekeeping, the host
 // scheduler's switch callbacks and event dispatch. The guest's exits are in kvm_exits.cpp,
 // pause-loop exiting in kvm_pause_loop.cpp, the fault-injection hogs in host_hog.cpp.

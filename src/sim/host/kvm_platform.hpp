@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The hypervisor: KVM on an over-committed host, as the seeds' hosts ran it.
 //
 // Every vCPU is a host thread scheduled by HostScheduler on the machine's pCPUs (floating or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The cache-line cost model.
 //
 // Every simulated memory word belongs to a 64-byte line, identified by its real address >> 6

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A fixed-size set of physical CPU ids (the sharers of a cache line).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Physical CPU topology: sockets x cores x SMT threads, numbered like Linux enumerates a
 // typical two-socket Xeon (cpu = (socket * cores + core) * threads + thread here, which is a
 // numbering choice, not a claim; only the distance classes matter to the cost model).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A timeline of the simulation in the Chrome / Perfetto JSON trace format
 // (https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The simulated-time window a trace keeps: `--trace-window START:END` in seconds.
 #pragma once
 

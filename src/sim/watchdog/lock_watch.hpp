@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // What the liveness diagnostic knows about one lock a workload uses: its name, who holds it
 // and who released it last (kept by the workload around lock()/unlock(), so the lock code
 // itself stays environment-agnostic), and a way to print its word.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A qspinlock word, decoded for the liveness diagnostic (layout in qspinlock_word.hpp).
 #pragma once
 

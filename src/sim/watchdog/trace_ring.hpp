@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The last things the simulator did that matter for a lost wake-up (halts, wake-ups,
 // kicks, injected faults), kept for the liveness diagnostic. A fixed array written in a
 // circle: recording is a few stores, never an allocation, so it can stay on in every run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The liveness watchdog: a run whose lock workload stops making progress must end loudly
 // (exit 3 with a diagnostic), never look merely "slow".
 //
