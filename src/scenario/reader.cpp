@@ -102,17 +102,22 @@ void Section::require(std::string_view key) {
   }
 }
 
+double Section::finite_number(std::string_view key, const toml::node& n) const {
+  double v = 0;
+  if (const auto* i = n.as_integer())
+    v = static_cast<double>(i->get());
+  else if (const auto* f = n.as_floating_point())
+    v = f->get();
+  else
+    fail(key, "expected a number, got " + std::string(type_name(n)));
+  if (!std::isfinite(v)) fail(key, "must be a finite number, got " + fmt_double(v));
+  return v;
+}
+
 void Section::read(std::string_view key, double& out, double lo, double hi) {
   const toml::node* n = take(key);
   if (n == nullptr) return;
-  double v = 0;
-  if (const auto* i = n->as_integer())
-    v = static_cast<double>(i->get());
-  else if (const auto* f = n->as_floating_point())
-    v = f->get();
-  else
-    fail(key, "expected a number, got " + std::string(type_name(*n)));
-  if (!std::isfinite(v)) fail(key, "must be a finite number, got " + fmt_double(v));
+  const double v = finite_number(key, *n);
   if (v < lo || v > hi)
     fail(key,
          "must be between " + fmt_double(lo) + " and " + fmt_double(hi) + ", got " + fmt_double(v));
@@ -125,13 +130,7 @@ void Section::read_positive(std::string_view key, double& out, double hi) {
   const std::string range = "must be > 0 and at most " + fmt_double(hi) + ", got ";
   const toml::node* n = take(key);
   if (n == nullptr) return;
-  if (const auto* i = n->as_integer())
-    v = static_cast<double>(i->get());
-  else if (const auto* f = n->as_floating_point())
-    v = f->get();
-  else
-    fail(key, "expected a number, got " + std::string(type_name(*n)));
-  if (!std::isfinite(v)) fail(key, "must be a finite number, got " + fmt_double(v));
+  v = finite_number(key, *n);
   if (!(v > 0) || v > hi) fail(key, range + fmt_double(v));
   out = v;
 }

@@ -90,6 +90,8 @@ class Section {
   // A sub-table (nullptr if absent); an error if the key holds something else.
   const toml::table* subtable(std::string_view key);
 
+  // The number at `key` (an integer or a float, finite); an error naming the key otherwise.
+  double finite_number(std::string_view key, const toml::node& n) const;
   [[noreturn]] void fail(std::string_view key, const std::string& message) const;
   [[noreturn]] void fail_table(const std::string& message) const;
   // Rejects every key that was never asked for.
