@@ -57,13 +57,16 @@ def main(argv):
               f"{v['min']:.4g} | {v['max']:.4g} | {v['reps']} |")
     print()
     print("| lock | twin | threads | measured ops/s | predicted ops/s | predicted/measured "
-          "| measured ops/CPU-s | steal % | other runnable | simulated stress |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| measured ops/CPU-s | steal % | other runnable | simulated stress "
+          "| involuntary switches/s | predicted preemptions/s |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for c in doc["cells"]:
         print(f"| {c['lock']} | {c['sim_lock']} | {c['threads']} | {c['measured_ops_s']:.3g} | "
               f"{c['predicted_ops_s']:.3g} | {fmt(c['ratio'], '{:.2f}')} | "
               f"{fmt(per_cpu_s(c, st))} | {c['steal_pct']:.1f} | "
-              f"{c['background_runnable']:.1f} | {c['stress_threads']} |")
+              f"{c['background_runnable']:.1f} | {c['stress_threads']} | "
+              f"{fmt(c.get('measured_involuntary_switches_s'), '{:.3g}')} | "
+              f"{fmt(c.get('predicted_preemptions_s'), '{:.3g}')} |")
     print()
     print(f"Rank correlation (Spearman) over {summ['cells']} cells: "
           f"**{fmt(summ['rank_correlation'], '{:.3f}')}**.")

@@ -2,6 +2,7 @@
 #include "twin/twin.hpp"
 
 #include <fmt/core.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
@@ -38,8 +39,21 @@ void simulate(const calibrate::Calibration& cal, const TwinOptions& o, TwinCell&
     c.predicted_wait_pct = h.value("steal_pct", 0.0);
     c.predicted_holder_preemptions = h.value("lock_holder_preemptions", std::uint64_t{0});
     c.predicted_waiter_preemptions = h.value("lock_waiter_preemptions", std::uint64_t{0});
+    // The host counters cover the measured window (after the warm-up), duration_ms long.
+    const double window_s = static_cast<double>(o.sim.duration_ms) / 1e3;
+    if (window_s > 0)
+      c.predicted_preemptions_s =
+          static_cast<double>(h.value("preemptions", std::uint64_t{0})) / window_s;
   }
   c.sim_stuck = j.contains("liveness");
+}
+
+// Involuntary context switches of this process so far (every thread, the benchmark's
+// included).
+long involuntary_switches() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_nivcsw;
 }
 
 std::optional<double> find_ops(const std::vector<TwinCell>& cells, const std::string& lock,
@@ -150,7 +164,11 @@ TwinResult run_twin(const calibrate::Calibration& cal, const TwinOptions& o,
     if (o.background_window_s > 0) c.background = background_runnable(o.background_window_s);
     if (o.background_as_stress) c.stress_threads = static_cast<int>(std::lround(c.background));
     const calibrate::CpuTimes before = calibrate::read_cpu_times();
+    const long switches_before = involuntary_switches();
     const native::BenchRow row = native::run_bench_point(c.lock, c.threads, bo);
+    if (row.duration_s > 0)
+      c.measured_switches_s =
+          static_cast<double>(involuntary_switches() - switches_before) / row.duration_s;
     c.steal_fraction = calibrate::steal_fraction(before, calibrate::read_cpu_times());
     c.measured_ops_s = row.ops_per_s;
     c.measured_fairness = row.fairness;
@@ -212,6 +230,8 @@ nlohmann::ordered_json to_json(const TwinResult& r) {
                      {"ratio", opt(c.ratio())},
                      {"steal_pct", 100 * c.steal_fraction},
                      {"background_runnable", c.background},
+                     {"measured_involuntary_switches_s", c.measured_switches_s},
+                     {"predicted_preemptions_s", c.predicted_preemptions_s},
                      {"stress_threads", c.stress_threads},
                      {"measured_fairness", c.measured_fairness},
                      {"predicted_fairness", c.predicted_fairness},
@@ -249,12 +269,14 @@ std::string table_text(const TwinResult& r) {
       r.calibration.topology.cpus.size(), r.calibration.kernel.release,
       r.calibration.kernel.scheduler, r.options.workload.cs_ns, r.options.workload.outside_ns,
       r.options.native_s, r.options.sim.duration_ms);
-  s += fmt::format("{:<14} {:>7} {:>14} {:>14} {:>7} {:>7} {:>6}\n", "lock", "threads",
-                   "measured/s", "predicted/s", "ratio", "steal%", "other");
+  s += fmt::format("{:<14} {:>7} {:>14} {:>14} {:>7} {:>7} {:>6} {:>10} {:>10}\n", "lock",
+                   "threads", "measured/s", "predicted/s", "ratio", "steal%", "other", "switches/s",
+                   "predicted");
   for (const TwinCell& c : r.cells)
-    s += fmt::format("{:<14} {:>7} {:>14.4g} {:>14.4g} {:>7} {:>7.1f} {:>6.1f}\n", c.lock,
-                     c.threads, c.measured_ops_s, c.predicted_ops_s, fmt_opt(c.ratio()),
-                     100 * c.steal_fraction, c.background);
+    s += fmt::format(
+        "{:<14} {:>7} {:>14.4g} {:>14.4g} {:>7} {:>7.1f} {:>6.1f} {:>10.4g} {:>10.4g}\n", c.lock,
+        c.threads, c.measured_ops_s, c.predicted_ops_s, fmt_opt(c.ratio()), 100 * c.steal_fraction,
+        c.background, c.measured_switches_s, c.predicted_preemptions_s);
   s += fmt::format("\nrank correlation (Spearman, {} cells): {}\n", r.cells.size(),
                    fmt_opt(r.summary.rank_correlation, "{:.3f}"));
   if (!r.summary.collapse.empty()) {

@@ -39,13 +39,18 @@ struct TwinCell {
   double measured_cpu_s = 0;
   double steal_fraction = 0;  // /proc/stat steal during the native cell
   double background = 0;      // other processes' mean runnable threads just before it
-  int stress_threads = 0;     // what the twin simulated of them (background_as_stress)
+  // Involuntary context switches of the benchmark's process per second of the native cell
+  // (getrusage's ru_nivcsw): how often the OS took a CPU from a thread, the native side of
+  // predicted_preemptions_s.
+  double measured_switches_s = 0;
+  int stress_threads = 0;  // what the twin simulated of them (background_as_stress)
   bool native_stuck = false;
   double predicted_ops_s = 0;
   double predicted_fairness = 0;
   double predicted_wait_pct = 0;  // simulated: mean share of time a thread was runnable, off CPU
   std::uint64_t predicted_holder_preemptions = 0;
   std::uint64_t predicted_waiter_preemptions = 0;
+  double predicted_preemptions_s = 0;  // simulated host's involuntary deschedules per second
   bool sim_stuck = false;
   double sim_wall_s = 0;
   // predicted / measured; nullopt when nothing was measured.

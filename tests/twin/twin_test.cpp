@@ -173,5 +173,32 @@ TEST(TwinPipeline, TinyRunEndToEnd) {
   EXPECT_DOUBLE_EQ(r2.cells[0].predicted_ops_s, r.cells[1].predicted_ops_s);
 }
 
+// The twin counts how often a CPU is taken from a thread on both sides: natively the
+// process's involuntary context switches, in the simulation the host's preemptions of a
+// vCPU. Over-subscribed spinning threads are preempted at the tick; one thread per CPU is
+// never preempted in the simulation.
+TEST(TwinPipeline, CountsPreemptionsOnBothSides) {
+  TwinOptions o;
+  o.locks = {"ticket"};
+  o.threads = {2, 4};
+  o.native_s = 0.01;
+  o.sim.duration_ms = 40;  // ten 4 ms ticks per CPU
+  o.sim.warmup_ms = 4;
+  o.background_window_s = 0;
+  const TwinResult r = run_twin(fake_calibration(), o);
+  ASSERT_EQ(r.cells.size(), 2U);
+  EXPECT_EQ(r.cells[0].predicted_preemptions_s, 0);
+  // Spinners never sleep, so only the tick preempts them: at most once per 4 ms tick on
+  // each of the two CPUs (500/s, plus one tick at the window's edge), and EEVDF's 1.5 ms
+  // slice has expired at most ticks.
+  EXPECT_GE(r.cells[1].predicted_preemptions_s, 250) << r.cells[1].predicted_preemptions_s;
+  EXPECT_LE(r.cells[1].predicted_preemptions_s, 550) << r.cells[1].predicted_preemptions_s;
+  for (const TwinCell& c : r.cells) EXPECT_GE(c.measured_switches_s, 0);
+  const nlohmann::ordered_json j = to_json(r);
+  EXPECT_TRUE(j.at("cells").at(1).contains("measured_involuntary_switches_s"));
+  EXPECT_DOUBLE_EQ(j.at("cells").at(1).at("predicted_preemptions_s").get<double>(),
+                   r.cells[1].predicted_preemptions_s);
+}
+
 }  // namespace
 }  // namespace pvlock::twin
