@@ -17,6 +17,7 @@ packages=(
   ccache                     # faster rebuilds of the several build trees (optional)
   linux-source-6.1           # the kernel's kernel/locking sources: the kernel:* locks
   linux-source-6.12          # (6.12, from bookworm-security) the same against a newer tree
+  coccinelle                 # spatch: kernel variants given as semantic patches (src/kernel/changes)
 )
 
 missing=()

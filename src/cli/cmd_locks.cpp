@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // `pvlock locks`: every lock with a one-line description and the knobs that affect it.
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <memory>
@@ -32,7 +33,8 @@ void register_locks(CLI::App& app, Action& action) {
                                                              : "rw";
         fmt::print("  {:<{}} {:<9} {}\n", info.name, w, kind, info.description);
         if (!info.kernel_version.empty())
-          fmt::print("  {:<{}} {:<9} built from Linux {}\n", "", w, "", info.kernel_version);
+          fmt::print("  {:<{}} {:<9} built from Linux {}{}{}\n", "", w, "", info.kernel_version,
+                     info.kernel_change.empty() ? "" : " + ", info.kernel_change);
         if (!info.knobs.empty()) {
           std::string names;
           for (auto k : info.knobs) names += (names.empty() ? "" : ", ") + std::string(k);
@@ -41,6 +43,11 @@ void register_locks(CLI::App& app, Action& action) {
       }
 #ifdef PVLOCK_KERNEL_STATUS
       fmt::print("  {:<{}} {:<9} {}\n", "kernel:*", w, "", PVLOCK_KERNEL_STATUS);
+#endif
+#ifdef PVLOCK_KERNEL_LOCKS
+      for (const kernel::NotBuilt& v : kernel::kNotBuilt)
+        if (v.name != nullptr)
+          fmt::print("  {:<{}} {:<9} {}\n", fmt::format("kernel:{}/*", v.name), w, "", v.reason);
 #endif
       fmt::print("\nKnobs (--set name=value):\n");
       const LockPolicies defaults{};

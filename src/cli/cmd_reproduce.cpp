@@ -13,6 +13,8 @@
 #include "cli/commands.hpp"
 #include "cli/data_dir.hpp"
 #include "harness/run.hpp"
+#include "pvlock/env/native.hpp"
+#include "pvlock/lock/registry.hpp"
 #include "reproduce/explain.hpp"
 #include "reproduce/reproduce.hpp"
 #include "scenario/parse.hpp"
@@ -93,6 +95,11 @@ void register_reproduce(CLI::App& app, Action& action) {
       o.first_seed = a.first_seed;
       o.extra_overrides = a.sets;
       o.explain = a.explain;
+      o.lock_missing = [](const std::string& lock) -> std::string {
+        for (const LockInfo& info : lock_infos<NativeEnv>())
+          if (info.name == lock) return "";
+        return missing_lock_reason(lock);
+      };
       // Bad --set values are usage errors: check every cell's scenario before simulating.
       if (!a.sets.empty()) {
         for (const auto& ex : exps) {

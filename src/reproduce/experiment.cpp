@@ -107,7 +107,7 @@ Experiment load_experiment(const std::string& toml_path) {
     if (t == nullptr) fail(f, (*cells)[i].source(), path, "must be a table");
     reject_unknown(*t, f, path,
                    {"name", "scenario", "set", "metric", "published", "published_low",
-                    "published_high", "unit"});
+                    "published_high", "unit", "requires", "quick"});
     Cell c;
     c.name = req_string(*t, f, "name", path);
     if (ex.cell(c.name) != nullptr)
@@ -130,6 +130,13 @@ Experiment load_experiment(const std::string& toml_path) {
       fail(f, t->source(), path + "published_low", "published_low and published_high go together");
     if (c.published_low && !c.published) c.published = (*c.published_low + *c.published_high) / 2;
     c.unit = req_string(*t, f, "unit", path);
+    c.requires_locks = string_list(*t, f, "requires", path);
+    for (const std::string& lock : c.requires_locks)
+      if (lock.empty()) fail(f, t->get("requires")->source(), path + "requires", "empty lock name");
+    if (const toml::node* q = t->get("quick")) {
+      if (!q->is_boolean()) fail(f, q->source(), path + "quick", "must be true or false");
+      c.in_quick = q->as_boolean()->get();
+    }
     ex.cells.push_back(std::move(c));
   }
   if (const toml::array* effects = root["effect"].as_array()) {

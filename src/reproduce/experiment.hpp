@@ -14,7 +14,10 @@
 //                     "counter_share:<event>/<event>" | "counter_rate:<event>", see
 //                     metric.hpp),
 //             published (number, or absent for an unpublished cell), unit,
-//             published_low/published_high (a published range; published = its midpoint)
+//             published_low/published_high (a published range; published = its midpoint),
+//             requires = [lock names] (a lock the build may lack, e.g. a kernel:<variant>/*
+//             lock: without it the cell and its effects are "not run", with the reason),
+//             quick = false (the cell is left out of --quick, with its effects)
 //   [[effect]] name, numerator, denominator (cell names), low/high (optional explicit
 //             tolerance band for the simulated ratio), or factor (the simulated ratio
 //             within x/÷ factor of the published one); otherwise the tolerance rule
@@ -39,6 +42,8 @@ struct Cell {
   std::optional<double> published;
   std::optional<double> published_low, published_high;
   std::string unit;
+  std::vector<std::string> requires_locks;  // `requires`
+  bool in_quick = true;                     // `quick`
 };
 
 struct Effect {

@@ -52,6 +52,18 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
   std::vector<std::vector<std::vector<double>>> values(chosen.size());
   std::vector<std::vector<std::string>> stuck(chosen.size()), why(chosen.size());
   std::vector<std::vector<std::vector<std::string>>> quarters(chosen.size());
+  // Cells of this run: a cell left out of --quick is not in the results at all, one whose
+  // lock the build lacks is, as "not run" with the reason.
+  auto in_run = [&](const Cell& c) { return !options.quick || c.in_quick; };
+  std::vector<std::vector<std::string>> not_run(chosen.size());
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    not_run[i].assign(chosen[i]->cells.size(), std::string());
+    for (std::size_t c = 0; c < chosen[i]->cells.size(); ++c)
+      for (const std::string& lock : chosen[i]->cells[c].requires_locks) {
+        const std::string why = options.lock_missing ? options.lock_missing(lock) : "";
+        if (!why.empty() && not_run[i][c].empty()) not_run[i][c] = lock + ": " + why;
+      }
+  }
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const Experiment& ex = *chosen[i];
     const int n = options.seeds > 0 ? options.seeds : ex.seed_count(options.quick);
@@ -61,7 +73,7 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
     if (options.explain && n > 1)
       quarters[i].assign(ex.cells.size(), std::vector<std::string>(static_cast<std::size_t>(n)));
     for (std::size_t c = 0; c < ex.cells.size(); ++c)
-      for (int k = 0; k < n; ++k) {
+      for (int k = 0; k < n && in_run(ex.cells[c]) && not_run[i][c].empty(); ++k) {
         const int seed = n > 1 || options.first_seed != 1 ? options.first_seed + k : 0;
         auto key =
             std::make_pair(ex.cells[c].scenario, cell_overrides(ex, ex.cells[c], options, seed));
@@ -129,6 +141,18 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
     const Experiment& ex = *chosen[i];
     ExperimentResult r{ex.id, ex.seed_file, ex.title, {}, {}};
     for (std::size_t c = 0; c < ex.cells.size(); ++c) {
+      if (!in_run(ex.cells[c])) continue;
+      if (!not_run[i][c].empty()) {
+        CellResult skipped;
+        skipped.name = ex.cells[c].name;
+        skipped.published = ex.cells[c].published;
+        skipped.simulated = std::nan("");
+        skipped.unit = ex.cells[c].unit;
+        skipped.first_seed = options.first_seed;
+        skipped.not_run = not_run[i][c];
+        r.cells.push_back(std::move(skipped));
+        continue;
+      }
       const std::vector<double>& v = values[i][c];
       double mean = 0;
       for (double x : v) mean += x;
@@ -140,7 +164,7 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
       }
       r.cells.push_back({ex.cells[c].name, ex.cells[c].published, mean, ex.cells[c].unit,
                          static_cast<int>(v.size()), options.first_seed, sd, stuck[i][c], why[i][c],
-                         v, quarters[i].empty() ? std::vector<std::string>() : quarters[i][c]});
+                         v, quarters[i].empty() ? std::vector<std::string>() : quarters[i][c], ""});
     }
     auto value_of = [&](const std::string& name) {
       for (const CellResult& c : r.cells)
@@ -148,11 +172,21 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
       throw std::logic_error("cell " + name);
     };
     for (const Effect& e : ex.effects) {
+      if (!in_run(*ex.cell(e.numerator)) || !in_run(*ex.cell(e.denominator))) continue;
       const CellResult num = value_of(e.numerator), den = value_of(e.denominator);
       EffectResult er;
       er.name = e.name;
+      er.not_run = !num.not_run.empty() ? num.not_run : den.not_run;
       if (num.published && den.published && *den.published != 0)
         er.published = *num.published / *den.published;
+      if (!er.not_run.empty()) {
+        const Band b = tolerance_band(er.published.value_or(1.0), e);
+        er.low = b.low;
+        er.high = b.high;
+        er.simulated = std::nan("");
+        r.effects.push_back(er);
+        continue;
+      }
       er.simulated = den.simulated != 0 ? num.simulated / den.simulated : INFINITY;
       const Band b = tolerance_band(er.published.value_or(1.0), e);
       er.low = b.low;
@@ -193,6 +227,7 @@ nlohmann::ordered_json to_json(const std::vector<ExperimentResult>& results, dou
         cj["per_seed"] = c.per_seed;
       }
       if (!c.stuck.empty()) cj["stuck"] = c.stuck;
+      if (!c.not_run.empty()) cj["not_run"] = c.not_run;
       if (!c.explain.empty()) cj["explain"] = c.explain;
       if (!c.quarters_per_seed.empty()) cj["quarters_per_seed"] = c.quarters_per_seed;
       e["cells"].push_back(cj);
@@ -203,13 +238,15 @@ nlohmann::ordered_json to_json(const std::vector<ExperimentResult>& results, dou
       ej["name"] = x.name;
       ej["published"] =
           x.published ? nlohmann::ordered_json(*x.published) : nlohmann::ordered_json();
-      ej["simulated"] = x.simulated;
+      ej["simulated"] =
+          std::isnan(x.simulated) ? nlohmann::ordered_json() : nlohmann::ordered_json(x.simulated);
       ej["low"] = x.low;
       ej["high"] =
           std::isfinite(x.high) ? nlohmann::ordered_json(x.high) : nlohmann::ordered_json();
       ej["agrees"] = x.agrees;
       ej["se"] = std::isfinite(x.se) ? nlohmann::ordered_json(x.se) : nlohmann::ordered_json();
       ej["resolved"] = x.resolved;
+      if (!x.not_run.empty()) ej["not_run"] = x.not_run;
       e["effects"].push_back(ej);
     }
     j["experiments"].push_back(e);
@@ -265,8 +302,9 @@ std::string to_table(const std::vector<ExperimentResult>& results, bool with_sum
     for (const CellResult& c : r.cells)
       out += fmt::format(
           "  {:<34} {:>14} {:>14}  {}{}\n", c.name, c.published ? fmt_value(*c.published) : "-",
-          c.stuck.empty() ? fmt_value(c.simulated) : "STUCK", c.unit,
-          c.seeds > 1 && c.stuck.empty()
+          !c.not_run.empty() ? "not run" : c.stuck.empty() ? fmt_value(c.simulated) : "STUCK",
+          c.unit,
+          c.seeds > 1 && c.stuck.empty() && c.not_run.empty()
               ? fmt::format("  (mean of {} seeds, sd {}, min {}, max {})", c.seeds,
                             fmt_value(c.simulated_sd),
                             fmt_value(*std::min_element(c.per_seed.begin(), c.per_seed.end())),
@@ -274,6 +312,8 @@ std::string to_table(const std::vector<ExperimentResult>& results, bool with_sum
               : "");
     for (const CellResult& c : r.cells)
       if (!c.stuck.empty()) out += fmt::format("  !!! {}: {}\n", c.name, c.stuck);
+    for (const CellResult& c : r.cells)
+      if (!c.not_run.empty()) out += fmt::format("  --- {}: not run: {}\n", c.name, c.not_run);
     for (const CellResult& c : r.cells) {
       if (c.explain.empty()) continue;
       out += fmt::format(
@@ -296,6 +336,12 @@ std::string to_table(const std::vector<ExperimentResult>& results, bool with_sum
                          "simulated", "2 se", "band", "agrees");
     for (const EffectResult& e : r.effects) {
       const std::string band = band_text(Band{e.low, e.high});
+      if (!e.not_run.empty()) {
+        out += fmt::format("  {:<34} {:>14} {:>14} {:>9}  {:<22} {}\n", e.name,
+                           e.published ? fmt::format("{:.3f}", *e.published) : "-", "not run", "-",
+                           band, "-");
+        continue;
+      }
       // "(noise)": a ratio within two standard errors would get the other verdict.
       out += fmt::format("  {:<34} {:>14} {:>14} {:>9}  {:<22} {}{}\n", e.name,
                          e.published ? fmt::format("{:.3f}", *e.published) : "-",
@@ -317,6 +363,12 @@ std::string summary_line(const std::vector<ExperimentResult>& results, bool chec
   std::string line =
       fmt::format("{} of {} effects agree with their bands ({} of the {} verdicts are noise)",
                   t.agree, t.effects, t.noise, t.effects);
+  int not_run = 0;
+  for (const ExperimentResult& r : results)
+    for (const EffectResult& e : r.effects) not_run += e.not_run.empty() ? 0 : 1;
+  if (not_run > 0)
+    line += fmt::format("; {} effect{} not run (a lock this build lacks)", not_run,
+                        not_run == 1 ? "" : "s");
   if (!check)
     line += t.agree == t.effects
                 ? "; the exit status does not reflect the verdicts (--check: exit 1 on any NO)"
@@ -336,6 +388,7 @@ Tally tally(const std::vector<ExperimentResult>& results) {
   Tally t;
   for (const ExperimentResult& r : results)
     for (const EffectResult& e : r.effects) {
+      if (!e.not_run.empty()) continue;
       ++t.effects;
       if (e.agrees) ++t.agree;
       if (!e.resolved) ++t.noise;
@@ -346,7 +399,7 @@ Tally tally(const std::vector<ExperimentResult>& results) {
 bool all_agree(const std::vector<ExperimentResult>& results) {
   for (const ExperimentResult& r : results)
     for (const EffectResult& e : r.effects)
-      if (!e.agrees) return false;
+      if (!e.agrees && e.not_run.empty()) return false;
   return true;
 }
 

@@ -34,6 +34,8 @@ struct CellResult {
   // With Options::explain and more than one seed: every seed's score per quarter of the
   // window (score_quarters()), in seed order -- which seeds changed regime, and when.
   std::vector<std::string> quarters_per_seed;
+  // Non-empty if the cell was not run (the build lacks a lock it `requires`): why.
+  std::string not_run;
 };
 
 struct EffectResult {
@@ -46,6 +48,9 @@ struct EffectResult {
   // and whether `agrees` holds for every ratio within two of them of `simulated`.
   double se = 0;
   bool resolved = true;
+  // Non-empty if a cell of the ratio was not run (CellResult::not_run): the effect has no
+  // verdict and does not count in tally().
+  std::string not_run;
 };
 
 struct ExperimentResult {
@@ -74,6 +79,8 @@ struct Options {
   bool explain = false;
   // Called after every finished run (done, total), from worker threads, serialised.
   std::function<void(int, int)> progress;
+  // Why a lock a cell `requires` is not in this build ("" if it is); unset: every lock is.
+  std::function<std::string(const std::string&)> lock_missing;
 };
 
 // Scenario runner: (scenario file, overrides) -> the `pvlock run --json` object.

@@ -150,7 +150,11 @@ void read_guest(Section& s, GuestSpec& g) {
       valid += ", " + std::string(i.name);
       known = known || i.name == name;
     }
-    if (!known) s.fail("lock", "unknown lock '" + name + "'; valid: " + valid);
+    // A kernel:* name may be a lock this build left out: say why (configure's reason).
+    if (!known)
+      s.fail("lock", "unknown lock '" + name + "'" +
+                         (name.starts_with("kernel:") ? " (" + missing_lock_reason(name) + ")" : "") +
+                         "; valid: " + valid);
     g.lock_name = name;
     (void)n;
   }

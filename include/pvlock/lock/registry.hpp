@@ -7,6 +7,7 @@
 // line to for_each_lock() below.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -34,6 +35,7 @@ struct LockInfo {
   std::vector<std::string_view> knobs;  // names from knobs.hpp that change its behaviour
   bool negative_control = false;        // busted: expected to fail torture
   std::string_view kernel_version{};    // kernel:* locks: the Linux version they run
+  std::string_view kernel_change{};     // kernel:<variant>/* locks: the change applied
 };
 
 }  // namespace pvlock
@@ -105,6 +107,20 @@ std::vector<LockInfo> lock_infos() {
   std::vector<LockInfo> out;
   for_each_lock<Env>([&]<class L>(const LockInfo& info) { out.push_back(info); });
   return out;
+}
+
+// Why `name` is not a lock of this build: the kernel locks or the kernel variant it names
+// were not built (with configure's reason), or no such lock exists.
+inline std::string missing_lock_reason(std::string_view name) {
+#ifdef PVLOCK_KERNEL_STATUS
+  if (name.starts_with("kernel:")) return PVLOCK_KERNEL_STATUS;
+#endif
+#ifdef PVLOCK_KERNEL_LOCKS
+  for (const kernel::NotBuilt& v : kernel::kNotBuilt)
+    if (v.name != nullptr && name.starts_with("kernel:" + std::string(v.name) + "/"))
+      return v.reason;
+#endif
+  return "no such lock in this build";
 }
 
 }  // namespace pvlock

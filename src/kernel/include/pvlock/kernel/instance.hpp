@@ -37,4 +37,9 @@ struct Instance {
   }
 };
 
+// The instance of one build of the kernel files (variants.hpp): two builds in one guest do
+// not share a PV hash table, a per-CPU area or its counters either, as two kernels would not.
+template <class Build>
+struct BuildInstance : Instance {};
+
 }  // namespace pvlock::kernel

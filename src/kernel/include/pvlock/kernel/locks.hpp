@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <tuple>
 
 #include "pvlock/env/environment.hpp"
 #include "pvlock/kernel/abi.h"
 #include "pvlock/kernel/ops.hpp"
+#include "pvlock/kernel/variants.hpp"
 
 #ifndef PVLOCK_KERNEL_VERSION
 #define PVLOCK_KERNEL_VERSION "?"
@@ -20,34 +22,34 @@ inline constexpr const char* kVersion = PVLOCK_KERNEL_VERSION;
 
 // spin_lock()/spin_unlock() of an x86-64 guest: preemption off, then the generic fast path
 // and the kernel's native_queued_spin_lock_slowpath() or, with PV, its
-// __pv_queued_spin_lock_slowpath() / __pv_queued_spin_unlock().
-template <Environment Env, bool PV>
+// __pv_queued_spin_lock_slowpath() / __pv_queued_spin_unlock(), of build B (variants.hpp).
+template <Environment Env, bool PV, class B = Stock>
 class Qspinlock {
  public:
-  static constexpr const char* kName = PV ? "kernel:pvqspinlock" : "kernel:qspinlock";
+  static constexpr const char* kName = PV ? B::kPvqspinlock : B::kQspinlock;
 
   void lock() {
     Env::preempt_disable();
-    Ops<Env>::enter();
+    Ops<Env, B>::enter();
     if constexpr (PV) {
-      pvk_pv_spin_lock(&word_);
+      B::pv_lock(&word_);
     } else {
-      pvk_native_spin_lock(&word_);
+      B::native_lock(&word_);
     }
   }
   bool try_lock() {
     Env::preempt_disable();
-    Ops<Env>::enter();
-    if (pvk_spin_trylock(&word_) != 0) return true;
+    Ops<Env, B>::enter();
+    if (B::trylock(&word_) != 0) return true;
     Env::preempt_enable();
     return false;
   }
   void unlock() {
-    Ops<Env>::enter();
+    Ops<Env, B>::enter();
     if constexpr (PV) {
-      pvk_pv_spin_unlock(&word_);
+      B::pv_unlock(&word_);
     } else {
-      pvk_native_spin_unlock(&word_);
+      B::native_unlock(&word_);
     }
     Env::preempt_enable();
   }
@@ -60,24 +62,24 @@ class Qspinlock {
 // The kernel's OSQ (osq_lock.c) used as a spinlock: osq_lock() gives up when need_resched()
 // or the predecessor's vCPU is preempted, and the lock then simply queues again (the kernel's
 // mutex and rwsem would go to their sleep path instead).
-template <Environment Env>
+template <Environment Env, class B = Stock>
 class Osq {
  public:
-  static constexpr const char* kName = "kernel:osq";
+  static constexpr const char* kName = B::kOsq;
 
   void lock() {
     Env::preempt_disable();
-    Ops<Env>::enter();
-    while (pvk_osq_lock(&tail_) == 0) {
+    Ops<Env, B>::enter();
+    while (B::osq_lock(&tail_) == 0) {
       Env::preempt_enable();
       Env::cpu_relax();
       Env::preempt_disable();
-      Ops<Env>::enter();
+      Ops<Env, B>::enter();
     }
   }
   void unlock() {
-    Ops<Env>::enter();
-    pvk_osq_unlock(&tail_);
+    Ops<Env, B>::enter();
+    B::osq_unlock(&tail_);
     Env::preempt_enable();
   }
 
@@ -89,32 +91,48 @@ class Osq {
 
 namespace pvlock {
 
-// Calls f.template operator()<LockType>(LockInfo) for each kernel:* lock (see registry.hpp).
+// Calls f.template operator()<LockType>(LockInfo) for each kernel:* lock (see registry.hpp):
+// the three locks of the stock build, then those of every variant.
 template <Environment Env, class F>
 void for_each_kernel_lock(F&& f) {
-  f.template operator()<kernel::Qspinlock<Env, false>>(LockInfo{
-      "kernel:qspinlock",
-      LockKind::spin,
-      "the kernel's kernel/locking/qspinlock.c, unmodified: native_queued_spin_lock_slowpath()",
-      {},
-      false,
-      kernel::kVersion});
-  f.template operator()<kernel::Qspinlock<Env, true>>(
-      LockInfo{"kernel:pvqspinlock",
-               LockKind::spin,
-               "the kernel's qspinlock.c + qspinlock_paravirt.h, unmodified: "
-               "__pv_queued_spin_lock_slowpath()",
-               {},
-               false,
-               kernel::kVersion});
-  f.template operator()<kernel::Osq<Env>>(
-      LockInfo{"kernel:osq",
-               LockKind::spin,
-               "the kernel's kernel/locking/osq_lock.c, unmodified, as a spinlock (re-queues when "
-               "osq_lock() gives up)",
-               {},
-               false,
-               kernel::kVersion});
+  auto build = [&]<class B>() {
+    f.template operator()<kernel::Qspinlock<Env, false, B>>(LockInfo{
+        B::kQspinlock,
+        LockKind::spin,
+        kernel::is_stock<B> ? "the kernel's kernel/locking/qspinlock.c, unmodified: "
+                "native_queued_spin_lock_slowpath()"
+              : "the kernel's kernel/locking/qspinlock.c with the variant's change: "
+                "native_queued_spin_lock_slowpath()",
+        {},
+        false,
+        kernel::kVersion,
+        B::kChange});
+    f.template operator()<kernel::Qspinlock<Env, true, B>>(
+        LockInfo{B::kPvqspinlock,
+                 LockKind::spin,
+                 kernel::is_stock<B> ? "the kernel's qspinlock.c + qspinlock_paravirt.h, unmodified: "
+                         "__pv_queued_spin_lock_slowpath()"
+                       : "the kernel's qspinlock.c + qspinlock_paravirt.h with the variant's "
+                         "change: __pv_queued_spin_lock_slowpath()",
+                 {},
+                 false,
+                 kernel::kVersion,
+                 B::kChange});
+    f.template operator()<kernel::Osq<Env, B>>(
+        LockInfo{B::kOsq,
+                 LockKind::spin,
+                 kernel::is_stock<B> ? "the kernel's kernel/locking/osq_lock.c, unmodified, as a spinlock "
+                         "(re-queues when osq_lock() gives up)"
+                       : "the kernel's kernel/locking/osq_lock.c with the variant's change, as a "
+                         "spinlock (re-queues when osq_lock() gives up)",
+                 {},
+                 false,
+                 kernel::kVersion,
+                 B::kChange});
+  };
+  [&]<class... Bs>(std::tuple<Bs...>*) {
+    (build.template operator()<Bs>(), ...);
+  }(static_cast<kernel::Builds*>(nullptr));
 }
 
 }  // namespace pvlock

@@ -16,6 +16,7 @@
 #include "pvlock/env/lock_events.hpp"
 #include "pvlock/kernel/abi.h"
 #include "pvlock/kernel/instance.hpp"
+#include "pvlock/kernel/variants.hpp"
 
 namespace pvlock::kernel {
 
@@ -47,7 +48,9 @@ inline const std::vector<int>& event_map() {
   return map;
 }
 
-template <Environment Env>
+// B: the build of the kernel files (variants.hpp) whose code the table serves; each build
+// has a kernel instance of its own.
+template <Environment Env, class B = Stock>
 struct Ops {
   template <class T>
   using A = typename Env::template atomic<T>;
@@ -178,7 +181,7 @@ struct Ops {
                                  warn,
                                  bug};
 
-  static Instance& instance() { return Env::template global<Instance>(); }
+  static Instance& instance() { return Env::template global<BuildInstance<B>>(); }
 
   // Installs this Env's table for the calling thread and sets the kernel instance up on
   // first use: per-CPU areas for every possible CPU, then __pv_init_lock_hash().
@@ -195,7 +198,7 @@ struct Ops {
       in.vm.percpu_stride = stride;
       in.vm.percpu =
           static_cast<unsigned char*>(in.alloc(stride * static_cast<std::size_t>(n), align));
-      pvk_pv_init_lock_hash();
+      B::pv_init_lock_hash();
       in.state.store(2, std::memory_order_release);
       return;
     }

@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Applies one variant's change to a copy of the kernel files (src/kernel/variants.cmake):
+#   - a semantic patch (*.cocci) with spatch (Debian's coccinelle) on the tree's .c and .h
+#     files; a semantic patch that changes nothing has not applied;
+#   - anything else as a plain diff or a `git format-patch` mail with `patch -p1`, forward,
+#     or in reverse when the change is given with a leading '-'.
+# On failure `out_error` names the variant, the file and what the tool said; it is empty
+# on success. Used at configure time, and by tests/kernel/variant_apply_test.cmake in
+# script mode:
+#   cmake -DNAME=n -DCHANGE=[-]file -DTREE=dir [-DSPATCH=...] [-DPATCH=...] -P apply_change.cmake
+
+# pvlock_kernel_apply_change(<variant> <change> <tree> <spatch> <patch> <out_error>)
+# <change> is an absolute path, with a leading '-' for a reversed diff.
+function(pvlock_kernel_apply_change name change tree spatch patch out_error)
+  set(reverse FALSE)
+  set(file "${change}")
+  if(file MATCHES "^-(.+)$")
+    set(reverse TRUE)
+    set(file "${CMAKE_MATCH_1}")
+  endif()
+  set(what "kernel variant '${name}': change ${file}")
+  if(NOT EXISTS "${file}" OR IS_DIRECTORY "${file}")
+    set(${out_error} "${what}: no such file" PARENT_SCOPE)
+    return()
+  endif()
+  file(GLOB_RECURSE sources "${tree}/*.c" "${tree}/*.h")
+  list(SORT sources)
+  if(file MATCHES "\\.cocci$")
+    if(reverse)
+      set(${out_error} "${what}: a semantic patch has no reverse (write the reverse rule instead)"
+          PARENT_SCOPE)
+      return()
+    endif()
+    if(NOT spatch)
+      set(${out_error} "${what}: spatch not found (Debian package coccinelle; scripts/install-deps.sh installs it)"
+          PARENT_SCOPE)
+      return()
+    endif()
+    set(before "")
+    foreach(s IN LISTS sources)
+      file(SHA256 "${s}" h)
+      list(APPEND before "${h}")
+    endforeach()
+    execute_process(COMMAND "${spatch}" --very-quiet --sp-file "${file}" --in-place ${sources}
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0)
+      set(${out_error} "${what}: spatch failed (exit ${rc}): ${err}${out}" PARENT_SCOPE)
+      return()
+    endif()
+    set(changed FALSE)
+    set(i 0)
+    foreach(s IN LISTS sources)
+      file(SHA256 "${s}" h)
+      list(GET before ${i} b)
+      if(NOT h STREQUAL b)
+        set(changed TRUE)
+      endif()
+      math(EXPR i "${i} + 1")
+    endforeach()
+    if(NOT changed)
+      string(REPLACE "${tree}/" "" names "${sources}")
+      string(REPLACE ";" ", " names "${names}")
+      set(${out_error} "${what}: the semantic patch matches nothing in ${names}" PARENT_SCOPE)
+      return()
+    endif()
+  else()
+    if(NOT patch)
+      set(${out_error} "${what}: the 'patch' program was not found" PARENT_SCOPE)
+      return()
+    endif()
+    # -f: no questions and no guessing that a patch is reversed; -N (forward only): an
+    # already applied hunk is a failure, not a silent skip; rejects are discarded.
+    set(direction -N)
+    if(reverse)
+      set(direction -R)
+    endif()
+    execute_process(COMMAND "${patch}" -p1 -f ${direction} --no-backup-if-mismatch -r - -d "${tree}"
+                            -i "${file}"
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0)
+      string(STRIP "${out}${err}" said)
+      if(reverse)
+        set(how "in reverse")
+      else()
+        set(how "forward")
+      endif()
+      set(${out_error} "${what}: does not apply ${how} to the kernel files pvlock builds (patch -p1, exit ${rc}): ${said}"
+          PARENT_SCOPE)
+      return()
+    endif()
+  endif()
+  set(${out_error} "" PARENT_SCOPE)
+endfunction()
+
+if(CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
+  foreach(v NAME CHANGE TREE)
+    if(NOT DEFINED ${v})
+      message(FATAL_ERROR "apply_change.cmake: -D${v}=... is required")
+    endif()
+  endforeach()
+  if(NOT DEFINED SPATCH)
+    find_program(SPATCH spatch)
+  endif()
+  if(NOT DEFINED PATCH)
+    find_program(PATCH patch)
+  endif()
+  pvlock_kernel_apply_change("${NAME}" "${CHANGE}" "${TREE}" "${SPATCH}" "${PATCH}" error)
+  if(error)
+    message(FATAL_ERROR "${error}")
+  endif()
+endif()
