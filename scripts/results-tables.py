@@ -65,6 +65,8 @@ def band(e):
 
 
 def verdict(e):
+    if e.get("not_run"):
+        return "not run"
     if e.get("simulated") is None:
         return "STUCK"
     text = "yes" if e.get("agrees") else "**no**"

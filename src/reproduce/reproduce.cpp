@@ -302,7 +302,9 @@ std::string to_table(const std::vector<ExperimentResult>& results, bool with_sum
     for (const CellResult& c : r.cells)
       out += fmt::format(
           "  {:<34} {:>14} {:>14}  {}{}\n", c.name, c.published ? fmt_value(*c.published) : "-",
-          !c.not_run.empty() ? "not run" : c.stuck.empty() ? fmt_value(c.simulated) : "STUCK",
+          !c.not_run.empty() ? "not run"
+          : c.stuck.empty()  ? fmt_value(c.simulated)
+                             : "STUCK",
           c.unit,
           c.seeds > 1 && c.stuck.empty() && c.not_run.empty()
               ? fmt::format("  (mean of {} seeds, sd {}, min {}, max {})", c.seeds,

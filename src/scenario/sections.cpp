@@ -152,9 +152,10 @@ void read_guest(Section& s, GuestSpec& g) {
     }
     // A kernel:* name may be a lock this build left out: say why (configure's reason).
     if (!known)
-      s.fail("lock", "unknown lock '" + name + "'" +
-                         (name.starts_with("kernel:") ? " (" + missing_lock_reason(name) + ")" : "") +
-                         "; valid: " + valid);
+      s.fail("lock",
+             "unknown lock '" + name + "'" +
+                 (name.starts_with("kernel:") ? " (" + missing_lock_reason(name) + ")" : "") +
+                 "; valid: " + valid);
     g.lock_name = name;
     (void)n;
   }

@@ -30,9 +30,10 @@ bool built() {
   return true;
 }
 
-#define SKIP_UNLESS_BUILT()                                                             \
-  if (!built()) GTEST_SKIP() << "kernel variant " << kVariant << ": " << missing_lock_reason( \
-                                  "kernel:wait-early-preempted/pvqspinlock")
+#define SKIP_UNLESS_BUILT()                             \
+  if (!built())                                         \
+  GTEST_SKIP() << "kernel variant " << kVariant << ": " \
+               << missing_lock_reason("kernel:wait-early-preempted/pvqspinlock")
 
 TEST(KernelVariants, EachVariantListsItsThreeLocksWithTheChange) {
   SKIP_UNLESS_BUILT();
@@ -58,7 +59,8 @@ TEST(KernelVariants, EachVariantListsItsThreeLocksWithTheChange) {
 }
 
 TEST(KernelVariants, ALockNameOfAVariantNotBuiltSaysWhy) {
-  EXPECT_EQ(missing_lock_reason("kernel:no-such-variant/pvqspinlock"), "no such lock in this build");
+  EXPECT_EQ(missing_lock_reason("kernel:no-such-variant/pvqspinlock"),
+            "no such lock in this build");
   for (const kernel::NotBuilt& v : kernel::kNotBuilt) {
     if (v.name != nullptr) {
       EXPECT_EQ(missing_lock_reason("kernel:" + std::string(v.name) + "/osq"), v.reason);
@@ -122,11 +124,11 @@ void contend(L& lock, int threads) {
 // pv_wait_node() is an early one. The stock 6.1 rule never asks vcpu_is_preempted().
 TEST(KernelVariants, The2017RuleHaltsEveryWaiterBehindAPreemptedPredecessorEarly) {
   SKIP_UNLESS_BUILT();
-  const bool found = with_lock<PreemptedEnv>(
-      "kernel:wait-early-preempted/pvqspinlock", [&]<class L>(const LockInfo&) {
-        L lock;
-        contend(lock, 6);
-      });
+  const bool found = with_lock<PreemptedEnv>("kernel:wait-early-preempted/pvqspinlock",
+                                             [&]<class L>(const LockInfo&) {
+                                               L lock;
+                                               contend(lock, 6);
+                                             });
   ASSERT_TRUE(found);
   const std::uint64_t node = PreemptedEnv::get(LockEvent::pv_wait_node);
   const std::uint64_t early = PreemptedEnv::get(LockEvent::pv_wait_early);

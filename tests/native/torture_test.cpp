@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -58,8 +59,10 @@ INSTANTIATE_TEST_SUITE_P(AllLocks, TortureOversubscription,
                          ::testing::Combine(::testing::ValuesIn(correct_locks()),
                                             ::testing::Values(1, 2, 4)),
                          [](const auto& info) {
-                           std::string name = std::get<0>(info.param);  // kernel:qspinlock
-                           std::replace(name.begin(), name.end(), ':', '_');
+                           // kernel:qspinlock, kernel:<variant>/pvqspinlock
+                           std::string name = std::get<0>(info.param);
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            return name + "_x" + std::to_string(std::get<1>(info.param));
                          });
 

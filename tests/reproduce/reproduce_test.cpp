@@ -742,3 +742,87 @@ TEST(Reproduce, ExplainGivesEverySeedsScoreByQuarter) {
 
 }  // namespace
 }  // namespace pvlock::reproduce
+
+namespace pvlock::reproduce {
+namespace {
+
+// kGood with cell b requiring a lock and, optionally, left out of --quick.
+std::string with_requires(bool in_quick) {
+  std::string text = kGood;
+  text.replace(
+      text.find("published_low = 190"), 0,
+      std::string("requires = [\"kernel:v/pvqspinlock\"]\n") + (in_quick ? "" : "quick = false\n"));
+  return text;
+}
+
+TEST(Reproduce, ACellWhoseLockIsNotBuiltIsNotRunAndSaysWhy) {
+  TempDir d;
+  const auto exps = load_one(d, with_requires(true));
+  ASSERT_EQ(exps[0].cells[1].requires_locks, std::vector<std::string>{"kernel:v/pvqspinlock"});
+  RecordingRunner rec;
+  Options o;
+  o.quick = true;
+  o.lock_missing = [](const std::string& lock) {
+    return lock == "kernel:v/pvqspinlock" ? std::string("not built: spatch not found") : "";
+  };
+  const auto results = run_experiments(exps, o, rec.scoring([](const auto&) { return 100.0; }));
+  EXPECT_EQ(rec.seen.size(), 1u);  // only cell a ran
+  ASSERT_EQ(results[0].cells.size(), 2u);
+  EXPECT_EQ(results[0].cells[1].not_run, "kernel:v/pvqspinlock: not built: spatch not found");
+  ASSERT_EQ(results[0].effects.size(), 1u);
+  EXPECT_FALSE(results[0].effects[0].not_run.empty());
+  EXPECT_EQ(tally(results).effects, 0);  // no verdict, not counted
+  const std::string table = to_table(results);
+  EXPECT_NE(table.find("not run: kernel:v/pvqspinlock: not built: spatch not found"),
+            std::string::npos);
+  EXPECT_NE(summary_line(results, true).find("1 effect not run"), std::string::npos);
+  const auto j = to_json(results, 1.0);
+  EXPECT_TRUE(j["experiments"][0]["effects"][0]["simulated"].is_null());
+  EXPECT_EQ(j["experiments"][0]["cells"][1]["not_run"],
+            "kernel:v/pvqspinlock: not built: spatch not found");
+
+  // With the lock built, the cell runs.
+  o.lock_missing = [](const std::string&) { return std::string(); };
+  RecordingRunner all;
+  const auto ran = run_experiments(exps, o, all.scoring([](const auto&) { return 100.0; }));
+  EXPECT_EQ(all.seen.size(), 2u);
+  EXPECT_TRUE(ran[0].cells[1].not_run.empty());
+}
+
+TEST(Reproduce, ACellLeftOutOfQuickRunsOnlyInTheFullRun) {
+  TempDir d;
+  const auto exps = load_one(d, with_requires(false));
+  EXPECT_FALSE(exps[0].cells[1].in_quick);
+  Options o;
+  o.quick = true;
+  RecordingRunner quick;
+  const auto q = run_experiments(exps, o, quick.scoring([](const auto&) { return 100.0; }));
+  EXPECT_EQ(quick.seen.size(), 1u);
+  ASSERT_EQ(q[0].cells.size(), 1u);
+  EXPECT_EQ(q[0].cells[0].name, "a");
+  EXPECT_TRUE(q[0].effects.empty());  // its effect needs cell b
+  o.quick = false;
+  RecordingRunner full;
+  const auto f = run_experiments(exps, o, full.scoring([](const auto&) { return 100.0; }));
+  EXPECT_EQ(full.seen.size(), 2u);
+  EXPECT_EQ(f[0].cells.size(), 2u);
+  EXPECT_EQ(f[0].effects.size(), 1u);
+}
+
+TEST(Experiment, RequiresAndQuickAreCheckedWithTheirKey) {
+  TempDir d;
+  std::string text = kGood;
+  text.replace(text.find("published_low = 190"), 0, "quick = 1\n");
+  d.write("e/experiment.toml", text);
+  d.write("e/s.toml", "");
+  try {
+    load_experiments(d.path.string());
+    FAIL() << "quick = 1 accepted";
+  } catch (const ExperimentError& e) {
+    EXPECT_NE(std::string(e.what()).find("cell[1].quick: must be true or false"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace pvlock::reproduce

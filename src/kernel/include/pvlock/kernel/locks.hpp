@@ -100,31 +100,32 @@ void for_each_kernel_lock(F&& f) {
         B::kQspinlock,
         LockKind::spin,
         kernel::is_stock<B> ? "the kernel's kernel/locking/qspinlock.c, unmodified: "
-                "native_queued_spin_lock_slowpath()"
-              : "the kernel's kernel/locking/qspinlock.c with the variant's change: "
-                "native_queued_spin_lock_slowpath()",
+                              "native_queued_spin_lock_slowpath()"
+                            : "the kernel's kernel/locking/qspinlock.c with the variant's change: "
+                              "native_queued_spin_lock_slowpath()",
         {},
         false,
         kernel::kVersion,
         B::kChange});
-    f.template operator()<kernel::Qspinlock<Env, true, B>>(
-        LockInfo{B::kPvqspinlock,
-                 LockKind::spin,
-                 kernel::is_stock<B> ? "the kernel's qspinlock.c + qspinlock_paravirt.h, unmodified: "
-                         "__pv_queued_spin_lock_slowpath()"
-                       : "the kernel's qspinlock.c + qspinlock_paravirt.h with the variant's "
-                         "change: __pv_queued_spin_lock_slowpath()",
-                 {},
-                 false,
-                 kernel::kVersion,
-                 B::kChange});
+    f.template operator()<kernel::Qspinlock<Env, true, B>>(LockInfo{
+        B::kPvqspinlock,
+        LockKind::spin,
+        kernel::is_stock<B> ? "the kernel's qspinlock.c + qspinlock_paravirt.h, unmodified: "
+                              "__pv_queued_spin_lock_slowpath()"
+                            : "the kernel's qspinlock.c + qspinlock_paravirt.h with the variant's "
+                              "change: __pv_queued_spin_lock_slowpath()",
+        {},
+        false,
+        kernel::kVersion,
+        B::kChange});
     f.template operator()<kernel::Osq<Env, B>>(
         LockInfo{B::kOsq,
                  LockKind::spin,
-                 kernel::is_stock<B> ? "the kernel's kernel/locking/osq_lock.c, unmodified, as a spinlock "
-                         "(re-queues when osq_lock() gives up)"
-                       : "the kernel's kernel/locking/osq_lock.c with the variant's change, as a "
-                         "spinlock (re-queues when osq_lock() gives up)",
+                 kernel::is_stock<B>
+                     ? "the kernel's kernel/locking/osq_lock.c, unmodified, as a spinlock "
+                       "(re-queues when osq_lock() gives up)"
+                     : "the kernel's kernel/locking/osq_lock.c with the variant's change, as a "
+                       "spinlock (re-queues when osq_lock() gives up)",
                  {},
                  false,
                  kernel::kVersion,

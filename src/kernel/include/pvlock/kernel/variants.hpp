@@ -12,14 +12,14 @@
 #include "pvlock/kernel/variant_list.h"  // generated: PVLOCK_KERNEL_VARIANT_LIST
 
 // The prefixed entry points of one variant's objects (the names of abi.h's, prefixed).
-#define PVLOCK_KERNEL_DECLARE_ENTRIES(id)                  \
-  void pvkv_##id##_pvk_native_spin_lock(void* lock);       \
-  void pvkv_##id##_pvk_native_spin_unlock(void* lock);     \
-  void pvkv_##id##_pvk_pv_spin_lock(void* lock);           \
-  void pvkv_##id##_pvk_pv_spin_unlock(void* lock);         \
-  int pvkv_##id##_pvk_spin_trylock(void* lock);            \
-  void pvkv_##id##_pvk_pv_init_lock_hash(void);            \
-  int pvkv_##id##_pvk_osq_lock(void* lock);                \
+#define PVLOCK_KERNEL_DECLARE_ENTRIES(id)              \
+  void pvkv_##id##_pvk_native_spin_lock(void* lock);   \
+  void pvkv_##id##_pvk_native_spin_unlock(void* lock); \
+  void pvkv_##id##_pvk_pv_spin_lock(void* lock);       \
+  void pvkv_##id##_pvk_pv_spin_unlock(void* lock);     \
+  int pvkv_##id##_pvk_spin_trylock(void* lock);        \
+  void pvkv_##id##_pvk_pv_init_lock_hash(void);        \
+  int pvkv_##id##_pvk_osq_lock(void* lock);            \
   void pvkv_##id##_pvk_osq_unlock(void* lock);
 
 extern "C" {
@@ -46,20 +46,20 @@ struct Stock {
   static void osq_unlock(void* l) { pvk_osq_unlock(l); }
 };
 
-#define PVLOCK_KERNEL_X(id, name, change)                                               \
-  struct Variant_##id {                                                                 \
-    static constexpr const char* kQspinlock = "kernel:" name "/qspinlock";              \
-    static constexpr const char* kPvqspinlock = "kernel:" name "/pvqspinlock";          \
-    static constexpr const char* kOsq = "kernel:" name "/osq";                          \
-    static constexpr const char* kChange = change;                                      \
-    static void native_lock(void* l) { pvkv_##id##_pvk_native_spin_lock(l); }          \
-    static void native_unlock(void* l) { pvkv_##id##_pvk_native_spin_unlock(l); }      \
-    static void pv_lock(void* l) { pvkv_##id##_pvk_pv_spin_lock(l); }                  \
-    static void pv_unlock(void* l) { pvkv_##id##_pvk_pv_spin_unlock(l); }              \
-    static int trylock(void* l) { return pvkv_##id##_pvk_spin_trylock(l); }            \
-    static void pv_init_lock_hash() { pvkv_##id##_pvk_pv_init_lock_hash(); }           \
-    static int osq_lock(void* l) { return pvkv_##id##_pvk_osq_lock(l); }               \
-    static void osq_unlock(void* l) { pvkv_##id##_pvk_osq_unlock(l); }                 \
+#define PVLOCK_KERNEL_X(id, name, change)                                         \
+  struct Variant_##id {                                                           \
+    static constexpr const char* kQspinlock = "kernel:" name "/qspinlock";        \
+    static constexpr const char* kPvqspinlock = "kernel:" name "/pvqspinlock";    \
+    static constexpr const char* kOsq = "kernel:" name "/osq";                    \
+    static constexpr const char* kChange = change;                                \
+    static void native_lock(void* l) { pvkv_##id##_pvk_native_spin_lock(l); }     \
+    static void native_unlock(void* l) { pvkv_##id##_pvk_native_spin_unlock(l); } \
+    static void pv_lock(void* l) { pvkv_##id##_pvk_pv_spin_lock(l); }             \
+    static void pv_unlock(void* l) { pvkv_##id##_pvk_pv_spin_unlock(l); }         \
+    static int trylock(void* l) { return pvkv_##id##_pvk_spin_trylock(l); }       \
+    static void pv_init_lock_hash() { pvkv_##id##_pvk_pv_init_lock_hash(); }      \
+    static int osq_lock(void* l) { return pvkv_##id##_pvk_osq_lock(l); }          \
+    static void osq_unlock(void* l) { pvkv_##id##_pvk_osq_unlock(l); }            \
   };
 PVLOCK_KERNEL_VARIANT_LIST(PVLOCK_KERNEL_X)
 #undef PVLOCK_KERNEL_X
