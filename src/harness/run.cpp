@@ -191,7 +191,7 @@ nlohmann::ordered_json run_to_json(const scenario::Scenario& sc, trace::Tracer* 
     counts = sim.event_counts();
     for (std::size_t k = 0; k < kEventKinds; ++k) {
       const auto kind = static_cast<EventKind>(k);
-      if (kind == EventKind::host || kind == EventKind::timer) continue;  // by sub-kind below
+      if (kind == EventKind::host) continue;  // by sub-kind below
       if (counts.by_kind[k] != 0) by_kind[event_kind_name(kind)] = counts.by_kind[k];
     }
     for (std::size_t a = 0; a < kHostEventKinds; ++a)

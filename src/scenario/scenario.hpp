@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -66,10 +67,14 @@ struct Param {
   SourceRef where;
 };
 
+struct ProgramSpec;  // scenario/program.hpp
+
 struct WorkloadSpec {
-  std::string type;  // "lockloop", "torture", "ebizzy", "lock2", "messaging", "fio"
+  std::string type;  // "lockloop", "torture", "ebizzy", "lock2", "messaging", "fio", "program"
   SourceRef where;   // of the [workload] table itself
   std::map<std::string, Param> params;  // every other key of the table
+  // type = "program": the task programs, validated (params is then empty).
+  std::shared_ptr<const ProgramSpec> program;
 };
 
 struct GuestSpec {
@@ -97,6 +102,18 @@ struct GuestSpec {
   // leaves out the time the vCPU waited, runnable, for a pCPU, so slices and vruntime count
   // the time a task had its vCPU (halts in pv_wait included), not the host's wall time.
   bool steal_time_accounting = false;
+  // Where try_to_wake_up() puts a woken task (select_task_rq_fair -> select_idle_sibling,
+  // the guest's vCPUs taken as one last-level cache). prev: on the vCPU it last ran on,
+  // always (tasks never migrate). idle_cpu: its previous vCPU if idle, else the first idle
+  // vCPU after it, else the previous one -- kernels before 247f2f6f3c70 (v4.19), which
+  // asked only idle_cpu(). available_idle_cpu: the same, but a vCPU the host has preempted
+  // (steal time's preempted flag, vcpu_is_preempted()) does not count as idle, as
+  // available_idle_cpu() does since 247f2f6f3c70.
+  enum class WakePlacement {
+    prev,
+    idle_cpu,
+    available_idle_cpu
+  } wake_placement = WakePlacement::prev;
 };
 
 struct VmSpec {

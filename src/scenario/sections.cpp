@@ -188,10 +188,12 @@ void read_guest(Section& s, GuestSpec& g) {
   s.read_enum("scheduler", g.scheduler,
               {{"rr", GuestSpec::Scheduler::rr}, {"cfs", GuestSpec::Scheduler::cfs}});
   s.read("steal_time_accounting", g.steal_time_accounting);
+  s.read_enum("wake_placement", g.wake_placement,
+              {{"prev", GuestSpec::WakePlacement::prev},
+               {"idle_cpu", GuestSpec::WakePlacement::idle_cpu},
+               {"available_idle_cpu", GuestSpec::WakePlacement::available_idle_cpu}});
   s.finish();
 }
-
-namespace {
 
 Dist read_dist(const Reader& r, const toml::table& t, const std::string& path) {
   Section d(r, t, path, "a distribution table");
@@ -229,12 +231,14 @@ Dist read_dist(const Reader& r, const toml::table& t, const std::string& path) {
   return out;
 }
 
-}  // namespace
-
 void read_workload(Section& s, WorkloadSpec& w) {
   s.require("type");
   s.read("type", w.type);
   w.where = s.where_table();
+  if (w.type == "program") {
+    read_program(s, w);
+    return;
+  }
   for (const auto& [key, node] : s.table()) {
     const std::string raw(key.str());
     if (raw == "type") continue;

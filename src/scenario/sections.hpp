@@ -15,6 +15,10 @@ void read_costs(Section& s, Costs& out);
 void read_host(Section& s, HostSpec& out);
 void read_guest(Section& s, GuestSpec& out);
 void read_workload(Section& s, WorkloadSpec& out);
+// [workload] type = "program": the rest of the table (program_parse.cpp).
+void read_program(Section& s, WorkloadSpec& out);
+// A {dist = ...} table at `path`.
+Dist read_dist(const Reader& r, const toml::table& t, const std::string& path);
 // `virtualized`: host-only faults (adversarial host schedules) need a [host].
 void read_faults(Section& s, FaultSpec& out, bool virtualized);
 // `s` is one [[vm]] table; its name is left empty if the table has none.

@@ -203,7 +203,12 @@ void Simulation::dispatch(const Event& e) {
       counts_.add(e.kind);
       faults_.on_event(e);
       return;
-    case EventKind::timer:
+    case EventKind::timer: {  // a guest task's hrtimer (Guest::sleep): vCPU index, task id
+      counts_.add(e.kind);
+      Vcpu& v = vcpu(static_cast<int>(e.target));
+      v.guest->timer_expired(v, e.gen);
+      return;
+    }
     case EventKind::host:
       if (!platform_->on_event(e)) {
         ++counts_.stale_host;

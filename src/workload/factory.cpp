@@ -8,6 +8,7 @@
 #include "workload/estimates.hpp"
 #include "workload/lockloop.hpp"
 #include "workload/messaging.hpp"
+#include "workload/program/program.hpp"
 #include "workload/torture.hpp"
 #include "workload/workload.hpp"
 
@@ -42,6 +43,8 @@ std::unique_ptr<Workload> make_workload(const scenario::WorkloadSpec& spec, sim:
   if (spec.type == "torture") return make_torture(spec, guest);
   if (spec.type == "ebizzy") return make_ebizzy(spec, guest);
   if (spec.type == "messaging") return make_messaging(spec, guest);
+  // Task programs written in the scenario (docs/guide/programs.md).
+  if (spec.type == "program") return make_program(spec, guest);
   // will-it-scale lock2_threads (seed 002; estimates): one task per vCPU, each fcntl() call is
   // ~0.47 us of syscall work around a ~0.15 us hold of the inode's flc_lock spinlock.
   if (spec.type == "lock2")
@@ -56,8 +59,9 @@ std::unique_ptr<Workload> make_workload(const scenario::WorkloadSpec& spec, sim:
                                        {"hold_ns", ns(estimates::fio::hold_ns)},
                                        {"bytes_per_op", std::int64_t{4096}}}),
                          guest);
-  scenario::fail_at(spec.where, "unknown workload type '" + spec.type +
-                                    "'; types: lockloop, torture, ebizzy, lock2, messaging, fio");
+  scenario::fail_at(spec.where,
+                    "unknown workload type '" + spec.type +
+                        "'; types: lockloop, torture, ebizzy, lock2, messaging, fio, program");
 }
 
 }  // namespace pvlock::workload

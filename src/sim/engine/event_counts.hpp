@@ -18,7 +18,7 @@ inline constexpr std::size_t kHostEventKinds = 16;  // a platform's event sub-ki
 
 struct EventCounts {
   std::array<std::uint64_t, kEventKinds> by_kind{};
-  // EventKind::host and EventKind::timer events, by their arg (the platform names them).
+  // EventKind::host events, by their arg (the platform names them).
   std::array<std::uint64_t, kHostEventKinds> host_by_arg{};
   std::uint64_t stale_resumes = 0;  // resumes of a descheduled vCPU, or cancelled queue entries
   std::uint64_t stale_host = 0;     // host timers superseded before they came due

@@ -15,7 +15,7 @@ namespace pvlock::sim {
 enum class EventKind : std::uint8_t {
   vcpu_resume,  // a vCPU's current context continues (wait elapsed, woken, kicked...)
   vcpu_tick,    // the guest scheduler tick of one vCPU
-  timer,        // a guest timer (target = timer slot)
+  timer,        // a guest task's hrtimer (target = vCPU index, gen = task id)
   warmup_end,   // start of the measured window
   run_end,      // end of the run
   host,         // reserved for the hypervisor layer (target/arg are its own)

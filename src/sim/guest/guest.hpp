@@ -109,6 +109,9 @@ class Guest {
   void prepare_block(Task& t);
   void block(Task& t);
   void wake(Task& waker, Task& target);
+  // A timer sleep (nanosleep / schedule_hrtimeout): the task blocks, and an hrtimer on its
+  // vCPU wakes it ns later from the timer interrupt (guest_timer.cpp).
+  void sleep(Task& t, Time ns);
   bool need_resched(Task& t);
   bool vcpu_is_preempted(Task& t, int cpu);
   void pv_wait(Task& t, const SimAtomic<std::uint8_t>* ptr, std::uint8_t val);
@@ -131,6 +134,8 @@ class Guest {
   void tick(Vcpu& v);      // scheduler tick
   void deliver_irq(Vcpu& v, double handler_ns);
   void kick_arrived(Vcpu& v);
+  // The hrtimer of a sleeping task (Guest::sleep) fires on vCPU v.
+  void timer_expired(Vcpu& v, std::uint32_t task_id);
   void after_task_exit(Vcpu& v);
   void watcher_fired(Task& t);  // a line the spinning task watches changed
 
@@ -174,6 +179,11 @@ class Guest {
   // An IPI from -> to through the fault layer and the platform; returns the sender's cost.
   double ipi(Vcpu& from, Vcpu& to, double handler_ns, SimAtomic<std::uint32_t>* ack);
   void enqueue(Vcpu& v, Task& t);
+  // try_to_wake_up()'s select_task_rq(): the vCPU a woken task goes to, under the spec's
+  // wake_placement; moves the task there (guest_wake.cpp). `waker` pays for the
+  // vcpu_is_preempted() calls (nullptr: woken from an interrupt, which the model does not
+  // charge).
+  void select_wake_cpu(Task* waker, Task& t);
   // The next task to run (rr: the oldest runnable; cfs: the least vruntime), off the queue;
   // it becomes the one whose running time counts from now.
   Task* dequeue(Vcpu& v);

@@ -155,6 +155,7 @@ void Guest::wake(Task& waker, Task& target) {
   charge(waker, sim_.costs().guest_wake_ns, Sym::wakeup);
   if (!target.blocked) return;  // still on its way to schedule(): it will see TASK_RUNNING
   target.blocked = false;
+  select_wake_cpu(&waker, target);
   Vcpu& tv = *target.vcpu;
   if (cfs()) {
     // place_entity() for a wake-up: sleeper credit of half the latency (GENTLE_FAIR_SLEEPERS),
