@@ -26,6 +26,15 @@ struct CountingEnv : NativeEnv {
     relaxes.fetch_add(1, std::memory_order_relaxed);
     NativeEnv::cpu_relax();
   }
+  // The PAUSEs of iterations the spin replay waits out (spin_replay.hpp) count as well.
+  template <class Cond, class Check>
+  static SpinResult spin_until(SpinSite site, Cond&& cond, SpinBudget& budget, std::uint32_t period,
+                               Check&& check) {
+    const std::uint64_t before = budget.iters;
+    const SpinResult r = NativeEnv::spin_until(site, cond, budget, period, check);
+    relaxes.fetch_add(static_cast<long>(before - budget.iters), std::memory_order_relaxed);
+    return r;
+  }
   static void count(LockEvent e, std::uint64_t n = 1) {
     events[static_cast<std::size_t>(e)].fetch_add(n, std::memory_order_relaxed);
   }

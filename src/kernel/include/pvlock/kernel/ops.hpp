@@ -16,6 +16,7 @@
 #include "pvlock/env/lock_events.hpp"
 #include "pvlock/kernel/abi.h"
 #include "pvlock/kernel/instance.hpp"
+#include "pvlock/kernel/spin_replay.hpp"
 #include "pvlock/kernel/variants.hpp"
 
 namespace pvlock::kernel {
@@ -75,22 +76,52 @@ struct Ops {
     }
   }
 
-  static std::uint64_t load(const volatile void* p, unsigned size, int o) {
+  // The accesses themselves, outside the spin replay (spin_replay.hpp).
+  static std::uint64_t raw_load(const volatile void* p, unsigned size, int o) {
     return sized(size, [&]<class T>() -> std::uint64_t { return at<T>(p).load(to_order(o)); });
   }
+  static std::uint64_t perform(const SpinReplay::Read& r) {
+    switch (r.kind) {
+      case SpinReplay::kNeedResched:
+        return Env::need_resched() ? 1 : 0;
+      case SpinReplay::kPreempted:
+        return Env::vcpu_is_preempted(r.arg) ? 1 : 0;
+      default:
+        return raw_load(r.addr, static_cast<unsigned>(r.arg & 0xff), r.arg >> 8);
+    }
+  }
+  // A replayable read: served by a replay in progress, or made and recorded.
+  static std::uint64_t read(const SpinReplay::Read& r) {
+    SpinReplay& sr = replay();
+    std::uint64_t v = 0;
+    if (sr.serve(r, &v)) return v;
+    SpinReplay::Read got = r;
+    got.value = perform(r);
+    sr.record(got);
+    return got.value;
+  }
+  // Not a read: the loop the replay followed (if any) has ended.
+  static void other() { replay().reset(); }
+
+  static std::uint64_t load(const volatile void* p, unsigned size, int o) {
+    return read({p, 0, static_cast<int>(size) | o << 8, SpinReplay::kLoad});
+  }
   static void store(volatile void* p, unsigned size, std::uint64_t v, int o) {
+    other();
     sized(size, [&]<class T>() -> std::uint64_t {
       at<T>(p).store(static_cast<T>(v), to_order(o));
       return 0;
     });
   }
   static std::uint64_t xchg(volatile void* p, unsigned size, std::uint64_t v, int o) {
+    other();
     return sized(size, [&]<class T>() -> std::uint64_t {
       return at<T>(p).exchange(static_cast<T>(v), to_order(o));
     });
   }
   static std::uint64_t cmpxchg(volatile void* p, unsigned size, std::uint64_t old, std::uint64_t v,
                                int o) {
+    other();
     return sized(size, [&]<class T>() -> std::uint64_t {
       T expected = static_cast<T>(old);
       at<T>(p).compare_exchange(expected, static_cast<T>(v), to_order(o));
@@ -98,16 +129,19 @@ struct Ops {
     });
   }
   static std::uint64_t fetch_add(volatile void* p, unsigned size, std::uint64_t v, int o) {
+    other();
     return sized(size, [&]<class T>() -> std::uint64_t {
       return at<T>(p).fetch_add(static_cast<T>(v), to_order(o));
     });
   }
   static std::uint64_t fetch_or(volatile void* p, unsigned size, std::uint64_t v, int o) {
+    other();
     return sized(size, [&]<class T>() -> std::uint64_t {
       return at<T>(p).fetch_or(static_cast<T>(v), to_order(o));
     });
   }
   static std::uint64_t fetch_and(volatile void* p, unsigned size, std::uint64_t v, int o) {
+    other();
     return sized(size, [&]<class T>() -> std::uint64_t {
       return at<T>(p).fetch_and(static_cast<T>(v), to_order(o));
     });
@@ -130,18 +164,58 @@ struct Ops {
 #endif
   }
 
-  static void cpu_relax() { Env::cpu_relax(); }
+  // cpu_relax() of a kernel loop: one PAUSE, or a replayed one, or the PAUSE followed by a
+  // wait over the iterations that repeat this one (spin_replay.hpp). noinline: the return
+  // address names the loop.
+  [[gnu::noinline]] static void cpu_relax() {
+    SpinReplay& sr = replay();
+    if (sr.relax_replayed()) return;
+    Env::cpu_relax();
+    const std::uint64_t m = sr.end_iteration(__builtin_return_address(0));
+    if (m == 0) return;
+    SpinBudget budget{m};
+    Env::spin_until(
+        SpinSite::other,
+        [&sr, &budget] {
+          sr.nlast = 0;
+          // Evaluated once more when the budget has run out: that iteration (on the loop's
+          // mark, where its shape may change) is left to the C code.
+          if (budget.iters == 0) return false;
+          for (int k = 0; k < sr.npattern; ++k) {
+            const SpinReplay::Read& r = sr.pattern[static_cast<std::size_t>(k)];
+            const std::uint64_t v = perform(r);
+            sr.last[static_cast<std::size_t>(k)] = v;
+            sr.nlast = k + 1;
+            if (v != r.value) return true;
+          }
+          return false;
+        },
+        budget, 0, [] { return false; });
+    sr.replay(m - budget.iters);
+  }
   static int cpu() { return Env::cpu(); }
   static int nr_cpus() { return instance().vm.nr_cpus; }
-  static int need_resched() { return Env::need_resched() ? 1 : 0; }
-  static int vcpu_is_preempted(int cpu) { return Env::vcpu_is_preempted(cpu) ? 1 : 0; }
-  static void pv_wait(std::uint8_t* p, std::uint8_t v) { Env::pv_wait(&at<std::uint8_t>(p), v); }
-  static void pv_kick(int cpu) { Env::pv_kick(cpu); }
+  static int need_resched() {
+    return static_cast<int>(read({nullptr, 0, 0, SpinReplay::kNeedResched}));
+  }
+  static int vcpu_is_preempted(int cpu) {
+    return static_cast<int>(read({nullptr, 0, cpu, SpinReplay::kPreempted}));
+  }
+  static void pv_wait(std::uint8_t* p, std::uint8_t v) {
+    other();
+    Env::pv_wait(&at<std::uint8_t>(p), v);
+  }
+  static void pv_kick(int cpu) {
+    other();
+    Env::pv_kick(cpu);
+  }
   static std::uint64_t sched_clock() {
+    other();
     const std::int64_t t = Env::now_ns();
     return t > 0 ? static_cast<std::uint64_t>(t) : 0;
   }
   static void lock_event(int event, long n) {
+    other();
     const std::vector<int>& m = event_map();
     if (event < 0 || static_cast<std::size_t>(event) >= m.size() || n <= 0) return;
     const int e = m[static_cast<std::size_t>(event)];
@@ -182,11 +256,29 @@ struct Ops {
                                  bug};
 
   static Instance& instance() { return Env::template global<BuildInstance<B>>(); }
+  // The calling CPU's spin replay. Replayed iterations call here several times each, so
+  // the last lookup is kept per thread, keyed by the task (simulated tasks share threads;
+  // a task never changes CPU inside a kernel lock call, which runs with preemption off).
+  // enter() refreshes it, so a key left from an earlier run is never used.
+  struct ReplayCache {
+    const void* task = nullptr;
+    SpinReplay* replay = nullptr;
+  };
+  static inline thread_local ReplayCache replay_cache{};
+  static SpinReplay& replay() {
+    const void* me = Env::current();
+    if (me != nullptr && replay_cache.task == me) return *replay_cache.replay;
+    SpinReplay& r = Env::template per_cpu<SpinReplay>(Env::cpu());
+    replay_cache = {me, &r};
+    return r;
+  }
 
   // Installs this Env's table for the calling thread and sets the kernel instance up on
   // first use: per-CPU areas for every possible CPU, then __pv_init_lock_hash().
   static void enter() {
     pvk_cur = &table;
+    replay_cache = {};
+    replay().reset();
     Instance& in = instance();
     if (in.state.load(std::memory_order_acquire) == 2) return;
     int expected = 0;
