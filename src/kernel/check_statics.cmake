@@ -35,8 +35,9 @@ foreach(line IN LISTS lines)
   if(member MATCHES "^(qspinlock|osq_lock)\\.c\\.o$|^kernel-[A-Za-z0-9_]+\\.o$"
      AND line MATCHES " O (\\.data|\\.bss)[^ \t]*[ \t]+[0-9a-f]+ (.+)$")
     # AddressSanitizer gives every global an ODR indicator byte, __odr_asan.<name>: it
-    # belongs to the global it names.
-    string(REGEX REPLACE "^__odr_asan\\." "" sym "${CMAKE_MATCH_2}")
+    # belongs to the global it names. A variant's objcopy prefix comes before it.
+    string(REGEX REPLACE "^pvkv_[A-Za-z0-9_]*_(__odr_asan\\.)" "\\1" sym "${CMAKE_MATCH_2}")
+    string(REGEX REPLACE "^__odr_asan\\." "" sym "${sym}")
     string(REGEX REPLACE "^pvkv_[A-Za-z0-9_]+_(nopvspin)$" "\\1" sym "${sym}")
     if(NOT sym IN_LIST allowed)
       list(APPEND bad "${member}:${sym}")
