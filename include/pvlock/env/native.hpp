@@ -4,6 +4,9 @@
 // - A thread is a "CPU": it gets a small id on first use (or an explicit one from
 //   NativeEnv::bind_cpu), released when the thread exits. Ids may exceed the core count;
 //   that is how over-subscription (the userspace twin of vCPUs > pCPUs) is exercised.
+//   At most native::kMaxCpus (1024) threads hold an id at once, as a kernel has at most
+//   NR_CPUS CPUs: one more that takes a lock ends the process with a message saying so
+//   (its per-CPU slots would not exist, and a lock cannot fail to be taken).
 // - per_cpu<T> storage is indexed by that id; bare metal has no preempted vCPUs, so
 //   vcpu_is_preempted() is false.
 // - pv_wait/pv_kick model halt/kick with a per-CPU futex word: a kick sets the CPU's
@@ -28,6 +31,8 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <new>
 #include <thread>
@@ -40,6 +45,14 @@ namespace pvlock {
 namespace native {
 
 inline constexpr int kMaxCpus = 1024;
+
+[[noreturn]] inline void too_many_threads() {
+  std::fprintf(stderr,
+               "pvlock: NativeEnv: more than %d threads use pvlock's locks at once; a thread "
+               "is a CPU with its own per-CPU slots, and there are %d (native::kMaxCpus)\n",
+               kMaxCpus, kMaxCpus);
+  std::abort();
+}
 
 inline void futex_wait(std::atomic<std::uint32_t>* addr, std::uint32_t val) {
   syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(addr), FUTEX_WAIT_PRIVATE, val, nullptr,
@@ -138,7 +151,11 @@ struct NativeEnv {
   // ---- CPUs and per-CPU data -------------------------------------------------------------
   static int cpu() {
     Binding& b = binding();
-    if (b.id < 0) b.attach(native::CpuIds::instance().acquire());
+    if (b.id < 0) {
+      const int id = native::CpuIds::instance().acquire();
+      if (id < 0) native::too_many_threads();
+      b.attach(id);
+    }
     return b.id;
   }
   // Give the calling thread a fixed CPU id (torture and benchmarks use 0..N-1). Returns
@@ -283,7 +300,6 @@ struct NativeEnv {
     void attach(int new_id) {
       id = new_id;
       slice_start = 0;
-      if (id < 0) return;  // more than kMaxCpus live threads: cpu() will return -1
       task& t = per_cpu<native::Task>(id);
       t.cpu = id;
       t.blocked.store(0);
