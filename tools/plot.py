@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Charts for pvlock output (python3-matplotlib from Debian, Agg backend: no display needed).
 
@@ -18,10 +18,9 @@ import os
 import sys
 from collections import defaultdict
 
-import matplotlib
+from pvlock_plotting import pyplot
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+plt = pyplot("plot.py")
 
 
 def plot_reproduce(result_path, outdir):

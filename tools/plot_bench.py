@@ -1,8 +1,6 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Plot `pvlock bench --json` output: throughput and fairness against thread count.
-
-(Debian's python3-matplotlib, hence /usr/bin/python3 rather than the first python3 on PATH.)
 
     build/pvlock bench --json > bench.json
     tools/plot_bench.py bench.json -o docs/img/bench.png [--title "..."] [--markdown]
@@ -19,10 +17,9 @@ import argparse
 import json
 import sys
 
-import matplotlib
+from pvlock_plotting import pyplot
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+plt = pyplot("plot_bench.py")
 
 
 def load(path):

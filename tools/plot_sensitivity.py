@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """mu*-sigma charts of a `pvlock sensitivity --json` screening (python3-matplotlib, Agg).
 
@@ -13,10 +13,9 @@ import os
 import re
 import sys
 
-import matplotlib
+from pvlock_plotting import pyplot
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+plt = pyplot("plot_sensitivity.py")
 
 
 def slug(s):

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Charts and summaries of a `pvlock run --trace` file (python3-matplotlib, Agg backend).
 
@@ -132,10 +132,9 @@ def colour(name):
 
 
 def plot_vcpus(path, vm, start, end, out, n=16):
-    import matplotlib
+    from pvlock_plotting import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot("plot_trace.py")
     from matplotlib.patches import Patch
 
     vm_pid, events = load(path)

@@ -1,9 +1,7 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Plot `pvlock twin --json` output: one PNG per lock, measured and predicted ops/s against
 thread count.
-
-(Debian's python3-matplotlib, hence /usr/bin/python3 rather than the first python3 on PATH.)
 
     build/pvlock twin --json --out twin.json
     tools/plot_twin.py twin.json DIR
@@ -15,10 +13,9 @@ import json
 import os
 import sys
 
-import matplotlib
+from pvlock_plotting import pyplot
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+plt = pyplot("plot_twin.py")
 
 
 def main(argv):

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Turn `pvlock twin --json` output into the Markdown tables of docs/twin.md.
 

@@ -149,14 +149,7 @@ void register_reproduce(CLI::App& app, Action& action) {
         if (f == nullptr) throw UsageError("--plot: cannot write " + tmp);
         fmt::print(f, "{}\n", j.dump(2));
         std::fclose(f);
-        const std::string script = (data_dir("tools") / "plot.py").string();
-        // The script lists the PNGs it wrote: on stderr, so that --json's stdout stays one
-        // JSON object; our own buffered stdout goes out first.
-        const std::string cmdline =
-            "/usr/bin/python3 '" + script + "' reproduce '" + tmp + "' '" + a.plot_dir + "' 1>&2";
-        std::fflush(stdout);
-        if (std::system(cmdline.c_str()) != 0)
-          fmt::print(stderr, "pvlock: plotting failed (is python3-matplotlib installed?)\n");
+        run_tool("plot.py", {"reproduce", tmp, a.plot_dir});
       }
       // A cell whose run the watchdog stopped is a liveness failure, never a quiet number.
       if (reproduce::any_stuck(results)) return kExitStuck;

@@ -35,11 +35,7 @@ void plot(const nlohmann::ordered_json& j, const std::string& dir) {
   if (f == nullptr) throw UsageError("--plot: cannot write " + tmp);
   fmt::print(f, "{}\n", j.dump(2));
   std::fclose(f);
-  const std::string script = (data_dir("tools") / "plot_sensitivity.py").string();
-  const std::string cmdline = "/usr/bin/python3 '" + script + "' '" + tmp + "' '" + dir + "' 1>&2";
-  std::fflush(stdout);
-  if (std::system(cmdline.c_str()) != 0)
-    fmt::print(stderr, "pvlock: plotting failed (is python3-matplotlib installed?)\n");
+  run_tool("plot_sensitivity.py", {tmp, dir});
 }
 
 int run(const SensitivityArgs& a) {

@@ -170,13 +170,7 @@ int run(const TwinArgs& a) {
   if (a.plot_dir) {
     const std::string tmp = *a.plot_dir + "/twin.json";
     std::ofstream(tmp) << json;
-    const std::string script = (data_dir("tools") / "plot_twin.py").string();
-    const std::string cmd =
-        "/usr/bin/python3 '" + script + "' '" + tmp + "' '" + *a.plot_dir + "' 1>&2";
-    if (std::system(cmd.c_str()) != 0) {
-      fmt::print(stderr, "pvlock: plotting failed (is python3-matplotlib installed?)\n");
-      return kExitFailed;
-    }
+    if (!run_tool("plot_twin.py", {tmp, *a.plot_dir})) return kExitFailed;
   }
   return kExitOk;
 }

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace pvlock::cli {
 
@@ -16,5 +18,10 @@ namespace pvlock::cli {
 //   ./<name>                                 (run from the repository root);
 // the last one when none exists, so the caller's "not found" names a real candidate.
 std::filesystem::path data_dir(std::string_view name);
+
+// Runs tools/<script> with the first python3 on PATH (the tools say clearly when it cannot
+// import matplotlib), its stdout sent to stderr so that a command's own stdout (--json)
+// stays clean. On failure prints why on stderr and returns false.
+bool run_tool(std::string_view script, const std::vector<std::string>& args);
 
 }  // namespace pvlock::cli

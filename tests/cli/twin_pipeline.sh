@@ -13,7 +13,7 @@ grep -q '^\[machine\]' "$dir/cal.toml"
 grep -q '^\[costs\]' "$dir/cal.toml"
 "$pv" twin --calibration "$dir/cal.json" --locks tas,std_mutex --threads 1,2 --native-s 0.02 \
   --sim-ms 2 --json --out "$dir/twin.json" >"$dir/stdout.json" 2>"$dir/twin.err"
-/usr/bin/python3 - "$dir/twin.json" "$dir/stdout.json" <<'PY'
+python3 - "$dir/twin.json" "$dir/stdout.json" <<'PY'
 import json, sys
 a = json.load(open(sys.argv[1]))
 b = json.load(open(sys.argv[2]))
@@ -27,4 +27,4 @@ for c in a["cells"]:
     assert c["measured_ops_s"] >= 0 and c["predicted_ops_s"] > 0, c
 assert "rank_correlation" in a["summary"] and len(a["summary"]["collapse"]) == 2
 PY
-/usr/bin/python3 "$(dirname "$0")/../../tools/twin_table.py" "$dir/twin.json" | grep -q 'Rank correlation'
+python3 "$(dirname "$0")/../../tools/twin_table.py" "$dir/twin.json" | grep -q 'Rank correlation'

@@ -5,7 +5,8 @@
 #   plot.sh PVLOCK_BINARY SOURCE_DIR
 set -euo pipefail
 pv=$1 src=$2
-if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+if ! python3 -c 'import matplotlib' 2>/dev/null &&
+  ! "${PVLOCK_PYTHON:-/usr/bin/python3}" -c 'import matplotlib' 2>/dev/null; then
   echo "SKIP: python3-matplotlib is not installed"
   exit 77
 fi

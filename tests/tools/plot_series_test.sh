@@ -9,12 +9,12 @@ require_matplotlib
 rm -rf "$out"
 mkdir -p "$out"
 "$pv" run "$scenario" --series 1 --json > "$out/run.json"
-/usr/bin/python3 "$plot" series "$out/run.json" "$out" > "$out/list"
+python3 "$plot" series "$out/run.json" "$out" > "$out/list"
 png=$(cat "$out/list")
 check_png "$png"
 # A run without a series is refused with a message, not a traceback.
 "$pv" run "$scenario" --json > "$out/plain.json"
-if /usr/bin/python3 "$plot" series "$out/plain.json" "$out/x" > "$out/err" 2>&1 ||
+if python3 "$plot" series "$out/plain.json" "$out/x" > "$out/err" 2>&1 ||
   ! grep -q "has no 'series'" "$out/err"; then
   echo "FAIL: a run without --series was not refused clearly:"
   cat "$out/err"

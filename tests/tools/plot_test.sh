@@ -8,14 +8,14 @@ plot=$1 data=$2 out=$3
 require_matplotlib
 rm -rf "$out"
 mkdir -p "$out"
-/usr/bin/python3 "$plot" reproduce "$data/reproduce.json" "$out/reproduce" > "$out/reproduce.list"
-/usr/bin/python3 "$plot" sweep "$data/sweep.jsonl" vm[0].count "$out/sweep" > "$out/sweep.list"
+python3 "$plot" reproduce "$data/reproduce.json" "$out/reproduce" > "$out/reproduce.list"
+python3 "$plot" sweep "$data/sweep.jsonl" vm[0].count "$out/sweep" > "$out/sweep.list"
 n=0
 for png in $(cat "$out/reproduce.list" "$out/sweep.list"); do
   check_png "$png"
   n=$((n + 1))
 done
-expected=$(( $(/usr/bin/python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["experiments"]))' "$data/reproduce.json") + 1 ))
+expected=$(( $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["experiments"]))' "$data/reproduce.json") + 1 ))
 if [ "$n" -ne "$expected" ]; then
   echo "FAIL: $n PNG files, expected $expected"
   exit 1

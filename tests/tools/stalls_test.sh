@@ -13,7 +13,7 @@ fail() {
   cat "$out/out"
   exit 1
 }
-/usr/bin/python3 "$tool" stalls "$out/t.json" vm0 10000 14000 4 > "$out/out"
+python3 "$tool" stalls "$out/t.json" vm0 10000 14000 4 > "$out/out"
 head -1 "$out/out" | grep -q '^vm0, 10000.0-14000.0 us, 16 vCPUs: preempted ' ||
   fail "no summary line for vm0's 16 vCPUs over the window"
 # The shares of the summary line add up to 100 (every vCPU is in some state all the time).
@@ -27,17 +27,17 @@ grep '^  vm0/vcpu' "$out/out" | awk '{ print $3 }' | sort -rn -c 2> /dev/null ||
 awk '/^  vm0/ && $NF > 0 { found = 1 } END { exit !found }' "$out/out" ||
   fail "no directed yield aimed at any listed vCPU"
 # The whole trace by default; bad input refused with a message.
-/usr/bin/python3 "$tool" stalls "$out/t.json" vm1 > "$out/out"
+python3 "$tool" stalls "$out/t.json" vm1 > "$out/out"
 [ "$(grep -c '^  vm1/vcpu' "$out/out")" -eq 8 ] || fail "default N is not 8"
-if /usr/bin/python3 "$tool" stalls "$out/t.json" vm9 > "$out/out" 2>&1 ||
+if python3 "$tool" stalls "$out/t.json" vm9 > "$out/out" 2>&1 ||
   ! grep -q "no VM 'vm9'" "$out/out"; then
   fail "an unknown VM was not refused clearly"
 fi
-if /usr/bin/python3 "$tool" stalls "$out/t.json" vm0 14000 10000 > "$out/out" 2>&1 ||
+if python3 "$tool" stalls "$out/t.json" vm0 14000 10000 > "$out/out" 2>&1 ||
   ! grep -q "must be before END" "$out/out"; then
   fail "START after END was not refused clearly"
 fi
-if /usr/bin/python3 "$tool" stalls "$out/t.json" vm0 x 10000 > "$out/out" 2>&1 ||
+if python3 "$tool" stalls "$out/t.json" vm0 x 10000 > "$out/out" 2>&1 ||
   ! grep -q "plot_trace.py stalls:" "$out/out"; then
   fail "a non-numeric START was not refused clearly"
 fi
