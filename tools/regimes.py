@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """How long over-committed guests spend in each regime, from `pvlock run --series MS --json`.
 
@@ -11,7 +11,9 @@ score overall and within each class, and how often the VM escaped a collapse (a 
 interval followed, possibly through "between" ones, by a fast one) and fell back into one,
 per second of measured time. The mean collapse then lasts collapsed time / escapes. Seeds
 000 and 001's ebizzy guests switch between a fast regime and a collapse (docs/
-investigations/seed001.md); the defaults are their records/s thresholds.
+investigations/seed001.md); the defaults are their records/s thresholds. Thresholds are
+in --unit (default records/s, the defaults' unit), which must be the unit every VM scores
+in: an ops/s lock loop is refused with records/s thresholds rather than classified wrongly.
 """
 import argparse
 import json
@@ -72,6 +74,9 @@ def main(argv):
                     help="an interval above this score is fast (default 15000)")
     ap.add_argument("--slow", type=float, default=8000,
                     help="an interval below this score is collapsed (default 8000)")
+    ap.add_argument("--unit", default="records/s",
+                    help="the unit of --fast and --slow, which every VM must score in "
+                         "(default records/s)")
     ap.add_argument("--after", type=float, default=None,
                     help="only intervals ending after MS (default: the run's warm-up)")
     ap.add_argument("runs", nargs="+", metavar="RUN.json")
@@ -95,6 +100,11 @@ def main(argv):
         warmup_ms = (run["simulated_ns"] - run["measured_ns"]) / 1e6
         after = warmup_ms if a.after is None else a.after
         for vm, v in ser["vms"].items():
+            unit = v.get("score_unit") or "n/a"
+            if unit != a.unit:
+                sys.exit(f"regimes.py: {path}: {vm} scores in {unit}, the thresholds (--fast "
+                         f"{a.fast:g}, --slow {a.slow:g}) are in {a.unit}; give --fast and "
+                         f"--slow in {unit} with --unit {unit}")
             reg = vm_regimes(v["rows"], cols.index("score"), after, interval_ms, a.fast, a.slow)
             if reg["n"] == 0:
                 sys.exit(f"regimes.py: {path}: {vm} has no interval after {after:g} ms")
