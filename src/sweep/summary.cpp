@@ -105,6 +105,7 @@ std::string format_table(const std::vector<SummaryRow>& rows) {
   std::vector<std::string> header = keys;
   for (const char* h : {"vm", "n", "mean", "stddev", "95% interval", "unit"}) header.push_back(h);
   cells.push_back(header);
+  bool below_zero_rows = false;
   for (const SummaryRow& r : rows) {
     std::vector<std::string> c;
     for (const std::string& k : keys) c.push_back(value_text(r.point, k));
@@ -112,7 +113,11 @@ std::string format_table(const std::vector<SummaryRow>& rows) {
     c.push_back(std::to_string(r.n));
     c.push_back(fmt::format("{:.6g}", r.mean));
     c.push_back(fmt::format("{:.4g}", r.stddev));
-    c.push_back(fmt::format("[{:.6g}, {:.6g}]", r.ci_low, r.ci_high));
+    // A score is never negative; a t interval that reaches below 0 says the seeds are too
+    // few or too spread to bound it from below, which the footnote says.
+    const bool below_zero = r.ci_low < 0 && r.mean >= 0;
+    below_zero_rows = below_zero_rows || below_zero;
+    c.push_back(fmt::format("[{:.6g}, {:.6g}]{}", r.ci_low, r.ci_high, below_zero ? "*" : ""));
     c.push_back(r.unit);
     cells.push_back(std::move(c));
   }
@@ -131,6 +136,10 @@ std::string format_table(const std::vector<SummaryRow>& rows) {
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
+  if (below_zero_rows)
+    out +=
+        "* the 95% interval reaches below 0, which a score cannot: too few seeds or too much "
+        "spread between them to bound the mean from below (run more --seeds)\n";
   return out;
 }
 

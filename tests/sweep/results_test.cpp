@@ -2,6 +2,7 @@
 // Results files: reading, merging, summaries.
 #include "sweep/results.hpp"
 
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -117,6 +118,32 @@ TEST(Summary, MeanStddevAndInterval) {
             "tas   vm  3    12       2  [7.03132, 16.9687]  ops/s\n"
             "mcs   vm  1     4       0              [4, 4]  ops/s\n");
   EXPECT_NE(table.find("[7.03132, 16.9687]"), std::string::npos) << table;
+}
+
+// Two seeds far apart: the t interval of a score reaches below 0, and the table says what
+// that means instead of printing a negative throughput bound without comment.
+TEST(Summary, IntervalBelowZeroIsExplained) {
+  std::vector<ResultLine> lines;
+  for (double score : {1.0, 9.0}) {
+    ResultLine l;
+    l.point = {{"lock", "tas"}};
+    l.seed = static_cast<std::uint64_t>(score);
+    l.result = {{"vms", {{{"name", "vm0"}, {"score", score}, {"unit", "ops/s"}}}}};
+    lines.push_back(l);
+  }
+  const auto rows = summarize(lines);
+  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_LT(rows[0].ci_low, 0);
+  const std::string table = format_table(rows);
+  EXPECT_NE(table.find(fmt::format("[{:.6g}, {:.6g}]*", rows[0].ci_low, rows[0].ci_high)),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("* the 95% interval reaches below 0, which a score cannot"),
+            std::string::npos)
+      << table;
+  // Intervals above 0 carry no mark and no footnote.
+  lines[1].result["vms"][0]["score"] = 1.1;
+  EXPECT_EQ(format_table(summarize(lines)).find('*'), std::string::npos);
 }
 
 TEST(Summary, ResultWithoutVmsIsAnError) {
