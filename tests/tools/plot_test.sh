@@ -20,4 +20,21 @@ if [ "$n" -ne "$expected" ]; then
   echo "FAIL: $n PNG files, expected $expected"
   exit 1
 fi
+# A sweep file without results, or mixing score units, is refused with a message: one chart
+# has one unit on its axis.
+: > "$out/empty.jsonl"
+if python3 "$plot" sweep "$out/empty.jsonl" vm[0].count "$out/x" > "$out/err" 2>&1 ||
+  ! grep -q "holds no results" "$out/err"; then
+  echo "FAIL: an empty sweep file was not refused clearly:"
+  cat "$out/err"
+  exit 1
+fi
+head -1 "$data/sweep.jsonl" > "$out/mixed.jsonl"
+head -1 "$data/sweep.jsonl" | sed 's#"ops/s"#"records/s"#g' >> "$out/mixed.jsonl"
+if python3 "$plot" sweep "$out/mixed.jsonl" vm[0].count "$out/x" > "$out/err" 2>&1 ||
+  ! grep -q "mixes score units" "$out/err"; then
+  echo "FAIL: a sweep file mixing units was not refused clearly:"
+  cat "$out/err"
+  exit 1
+fi
 echo "OK: $n PNG files"
