@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/limits.hpp"
 #include "harness/lock_diff.hpp"
 #include "scenario/parse.hpp"
 
@@ -33,13 +34,14 @@ void register_diff_locks(CLI::App& app, Action& action) {
       ->required();
   cmd->add_option("lock_b", args->lock_b, "Second lock")->required();
   cmd->add_option("scenario", args->path, "Scenario TOML file")->required();
-  cmd->add_option("--seeds", args->seeds,
-                  "Seeds per lock: the scenario's seed and the following ones (default 5)")
-      ->check(CLI::Range(1, 1000));
+  cmd->add_option(
+      "--seeds", args->seeds,
+      "Seeds per lock: the scenario's seed and the following ones, 1..1000 (default 5)");
   cmd->add_option("--set", args->sets, "Override key.path=value (repeatable)");
   cmd->add_flag("--json", args->json, "Print one JSON object");
   cmd->callback([args, &action] {
     action = [args] {
+      check_seeds(args->seeds);
       harness::LockDiff d;
       try {
         d = harness::diff_locks(args->lock_a, args->lock_b, args->path, args->sets, args->seeds);

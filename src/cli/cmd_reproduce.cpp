@@ -12,6 +12,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/data_dir.hpp"
+#include "cli/limits.hpp"
 #include "harness/run.hpp"
 #include "pvlock/env/native.hpp"
 #include "pvlock/lock/registry.hpp"
@@ -46,7 +47,7 @@ void register_reproduce(CLI::App& app, Action& action) {
   cmd->add_option("--only", args->only, "Run one experiment (e.g. seed001)");
   cmd->add_option("--jobs", args->jobs, "Cells simulated in parallel, 1..256 (default: cores)");
   cmd->add_option("--seeds", args->seeds,
-                  "Average every cell over run.seed 1..N, N in 1..64 (default: each "
+                  "Average every cell over run.seed 1..N, N in 1..1000 (default: each "
                   "experiment's own)");
   cmd->add_option("--first-seed", args->first_seed,
                   "Start every cell's seeds at run.seed K instead of 1: another sample of the "
@@ -63,10 +64,8 @@ void register_reproduce(CLI::App& app, Action& action) {
   cmd->callback([args, &action] {
     action = [args] {
       ReproduceArgs a = *args;
-      if (a.jobs != -1 && (a.jobs < 1 || a.jobs > 256))
-        throw UsageError("--jobs: must be between 1 and 256");
-      if (a.seeds != -1 && (a.seeds < 1 || a.seeds > 64))
-        throw UsageError("--seeds: must be between 1 and 64");
+      if (a.jobs != -1) check_jobs(a.jobs);
+      if (a.seeds != -1) check_seeds(a.seeds);
       if (a.first_seed < 1 || a.first_seed > 1'000'000)
         throw UsageError("--first-seed: must be between 1 and 1000000");
       if (a.jobs == -1)

@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "harness/run.hpp"
 #include "output/lockstat_text.hpp"
+#include "output/profile_text.hpp"
 #include "output/series_text.hpp"
 #include "scenario/parse.hpp"
 #include "sim/trace/tracer.hpp"
@@ -44,8 +45,8 @@ void print_text(const nlohmann::ordered_json& j) {
   if (!nonzero.empty()) fmt::print("\ncounters:{}\n", nonzero);
   for (const auto& [vm, p] : j["profile"].items()) {
     fmt::print("\nprofile {} (CPU time per symbol):\n", vm);
-    for (const auto& [sym, row] : p["symbols"].items())
-      fmt::print("  {:>6.2f}%  {}\n", row["pct"].get<double>(), sym);
+    for (const auto& [sym, hundredths] : output::profile_rows(p["symbols"]))
+      fmt::print("  {:>3}.{:02}%  {}\n", hundredths / 100, hundredths % 100, sym);
   }
   if (j.contains("faults")) {
     std::string f;

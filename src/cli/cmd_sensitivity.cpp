@@ -11,6 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/data_dir.hpp"
+#include "cli/limits.hpp"
 #include "harness/run.hpp"
 #include "sensitivity/screening.hpp"
 
@@ -21,6 +22,7 @@ struct SensitivityArgs {
   sensitivity::Options o;
   std::string method = "morris";
   int jobs = 1;
+  CLI::Option* seeds_opt = nullptr;
   std::string shard;
   std::string out;
   bool json = false;
@@ -46,6 +48,8 @@ int run(const SensitivityArgs& a) {
     o.method = sensitivity::Method::lhs;
   else
     throw UsageError("--method " + a.method + ": expected morris or lhs");
+  if (a.seeds_opt != nullptr && a.seeds_opt->count() > 0) check_seeds(a.o.seeds);
+  check_jobs(a.jobs);
   sweep::PointsOptions po;
   po.seeds = 1;
   po.jobs = a.jobs;
@@ -101,9 +105,10 @@ void register_sensitivity(CLI::App& app, Action& action) {
   cmd->add_option("--method", args->method, "morris (default) or lhs");
   cmd->add_option("--trajectories", args->o.trajectories, "Morris trajectories (default 4)");
   cmd->add_option("--samples", args->o.samples, "LHS rows (default 16)");
-  cmd->add_option("--seeds", args->o.seeds, "Seeds per point (default: the experiment's)");
+  args->seeds_opt = cmd->add_option("--seeds", args->o.seeds,
+                                    "Seeds per point, 1..1000 (default: the experiment's)");
   cmd->add_flag("--quick", args->o.quick, "The experiment's [quick] overrides and seed count");
-  cmd->add_option("--jobs", args->jobs, "Runs in parallel (threads, default 1)");
+  cmd->add_option("--jobs", args->jobs, "Runs in parallel, 1..256 (threads, default 1)");
   cmd->add_option("--shard", args->shard, "I/N: run only every N-th run (needs --out)");
   cmd->add_option("--out", args->out, "Results file (JSON lines; resumed if it exists)");
   cmd->add_flag("--json", args->json, "Print one JSON object");

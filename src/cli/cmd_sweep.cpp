@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/limits.hpp"
 #include "harness/run.hpp"
 #include "scenario/parse.hpp"
 #include "sweep/results.hpp"
@@ -86,7 +87,7 @@ void register_sweep(CLI::App& app, Action& action) {
   cmd->add_option("scenario", args->scenario, "Scenario TOML file")->required();
   cmd->add_option("--vary", args->varies, "KEY=V1,V2,... (repeatable; grid = all combinations)");
   cmd->add_option("--set", args->sets, "Fixed override key.path=value (repeatable)");
-  cmd->add_option("--seeds", args->seeds, "Seeds per point: run.seed, run.seed+1, ... (1..100000)");
+  cmd->add_option("--seeds", args->seeds, "Seeds per point: run.seed, run.seed+1, ... (1..1000)");
   cmd->add_option("--jobs", args->jobs, "Points simulated in parallel, 1..256 (threads)");
   cmd->add_option("--shard", args->shard, "I/N: run only points whose index % N == I");
   cmd->add_option("--out", args->out, "Results file (JSON lines; resumed if it exists)")
@@ -94,9 +95,8 @@ void register_sweep(CLI::App& app, Action& action) {
   cmd->add_flag("--quiet", args->quiet, "No progress on stderr");
   cmd->callback([args, &action] {
     action = [args] {
-      // The same --jobs range as `pvlock reproduce`.
-      if (args->jobs < 1 || args->jobs > 256)
-        throw UsageError("--jobs: must be between 1 and 256, got " + std::to_string(args->jobs));
+      check_seeds(args->seeds);
+      check_jobs(args->jobs);
       sweep::SweepOptions o;
       o.scenario = args->scenario;
       o.sets = args->sets;

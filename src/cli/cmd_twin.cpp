@@ -19,6 +19,7 @@
 #include "calibrate/calibration.hpp"
 #include "cli/commands.hpp"
 #include "cli/data_dir.hpp"
+#include "cli/limits.hpp"
 #include "twin/twin.hpp"
 
 namespace pvlock::cli {
@@ -39,7 +40,7 @@ struct TwinArgs {
   bool steal_as_noise = false;
   bool background_as_stress = false;
   long long seed = 1;
-  long long jobs = 0;
+  long long jobs = -1;  // -1: not given (the CPUs)
 };
 
 std::vector<std::string> split_commas(const std::string& s) {
@@ -120,8 +121,7 @@ int run(const TwinArgs& a) {
     throw UsageError(
         fmt::format("--outside-ns: must be between 0 and {}, got {}", kMaxNs, a.outside_ns));
   if (a.seed < 0) throw UsageError(fmt::format("--seed: must be >= 0, got {}", a.seed));
-  if (a.jobs < 0 || a.jobs > 256)
-    throw UsageError(fmt::format("--jobs: must be between 0 and 256, got {}", a.jobs));
+  if (a.jobs != -1) check_jobs(a.jobs);
   o.workload.cs_ns = a.cs_ns;
   o.workload.outside_ns = a.outside_ns;
   o.sim.steal_as_noise = a.steal_as_noise;
@@ -200,7 +200,7 @@ void register_twin(CLI::App& app, Action& action) {
                 "Simulate the other processes' runnable threads seen before each native cell "
                 "as CPU-bound host threads");
   cmd->add_option("--seed", args->seed, "Simulation seed");
-  cmd->add_option("--jobs", args->jobs, "Simulations at once (default: the CPUs)");
+  cmd->add_option("--jobs", args->jobs, "Simulations at once, 1..256 (default: the CPUs)");
   cmd->callback([args, &action] { action = [args] { return run(*args); }; });
 }
 

@@ -49,7 +49,10 @@ double run_scenario(const scenario::Scenario& sc,
   for (const scenario::VmSpec& spec : sc.vms) {
     for (int k = 0; k < spec.count; ++k) {
       VmRun vm;
-      vm.name = spec.count > 1 ? spec.name + std::to_string(k) : spec.name;
+      // NAME + index, also for count = 1: a VM keeps its name when a sweep varies the
+      // table's count, so the rows of `pvlock summarize` line up across the points. Bare
+      // metal has one OS and no count: "machine".
+      vm.name = sc.bare_metal() ? spec.name : spec.name + std::to_string(k);
       // Bare metal: one OS on every CPU of the machine.
       const int vcpus = sc.bare_metal() ? sc.machine.cpus() : spec.vcpus;
       vm.guest = &sim.add_guest(vm.name, spec.guest, vcpus);

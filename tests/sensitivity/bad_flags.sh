@@ -25,6 +25,6 @@ expect "--params: costs.atomic_local_ns has no range" "$ex" --params costs.atomi
 expect "--shard 3/3: need 0 <= I < N" "$ex" --shard 3/3 --out /tmp/x.jsonl
 expect "--shard needs --out" "$ex" --shard 0/2
 expect "no experiment.toml" /nonexistent
-expect "--jobs: must be between 1 and 1024" "$ex" --params fio.hold_ns --jobs 0
+expect "--jobs: must be between 1 and 256, got 0" "$ex" --params fio.hold_ns --jobs 0
 [[ $fail -eq 0 ]] && echo "PASS: bad flags exit 2"
 exit $fail
