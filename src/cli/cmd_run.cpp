@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // `pvlock run SCENARIO.toml`: simulate one scenario and print its result (see harness/run.hpp).
 #include <fmt/core.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -9,6 +12,8 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
+#include "harness/progress.hpp"
 #include "harness/run.hpp"
 #include "output/lockstat_text.hpp"
 #include "output/profile_text.hpp"
@@ -61,6 +66,40 @@ void print_text(const nlohmann::ordered_json& j) {
       perf["events"].get<std::uint64_t>(), perf["stale_events"].get<std::uint64_t>(),
       perf["events_per_cpu_s"].get<double>() / 1e6, perf["sim_s_per_cpu_s"].get<double>(),
       perf["vcpu_s_per_cpu_s"].get<double>(), perf["inline_steps"].get<std::uint64_t>());
+}
+
+// Writes the trace; on failure removes the partial file (a truncated JSON is worse than none).
+bool write_trace(const sim::trace::Tracer& tracer, std::ofstream& out, const std::string& path) {
+  const double bytes = static_cast<double>(tracer.event_count()) * harness::kTraceBytesPerEvent;
+  if (bytes >= harness::kTraceWarnBytes)
+    fmt::print(stderr, "trace: writing {} events, about {:.1f} GB, to {}\n", tracer.event_count(),
+               bytes / 1e9, path);
+  tracer.write(out);
+  out.close();
+  if (out) return true;
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
+  return false;
+}
+
+// Ctrl-C stopped the run: no result (its figures need the whole measured window), but the
+// trace holds everything up to that moment, closed as a valid file.
+int report_interrupted(const harness::Interrupted& e, sim::trace::Tracer* tracer,
+                       std::ofstream& trace_out, const std::string& trace_path) {
+  fmt::print(stderr,
+             "pvlock: run interrupted at {:.6f} s of its {:.6f} s of simulated time; no result\n",
+             static_cast<double>(e.at) / 1e9, static_cast<double>(e.end) / 1e9);
+  if (tracer != nullptr) {
+    tracer->finish(e.at);
+    if (write_trace(*tracer, trace_out, trace_path))
+      fmt::print(stderr,
+                 "trace: {} events up to the interruption written to {} (a complete, valid "
+                 "trace)\n",
+                 tracer->event_count(), trace_path);
+    else
+      fmt::print(stderr, "trace: writing '{}' failed; removed it\n", trace_path);
+  }
+  return kExitInterrupted;
 }
 
 // A file that is not a scenario at all gets said so, not "missing [workload]": an empty
@@ -147,18 +186,25 @@ void register_run(CLI::App& app, Action& action) {
         tracer = std::make_unique<sim::trace::Tracer>(w);
       }
       nlohmann::ordered_json j;
+      // Progress and an estimate of a long run on stderr; Ctrl-C stops the run at its next
+      // sample, with the trace so far written as a complete file.
+      catch_interrupt();
+      harness::ProgressOptions progress;
+      progress.out = stderr;
+      progress.tty = isatty(STDERR_FILENO) != 0;
+      progress.cancel = &interrupt_flag();
+      progress.tracer = tracer.get();
       try {
-        j = harness::run_to_json(sc, tracer.get(), series_ns);
+        j = harness::run_to_json(sc, tracer.get(), series_ns, &progress);
+      } catch (const harness::Interrupted& e) {
+        return report_interrupted(e, tracer.get(), trace_out, args->trace_path);
       } catch (const scenario::ScenarioError& e) {
         throw UsageError(e.what());
       } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
       }
-      if (tracer) {
-        tracer->write(trace_out);
-        trace_out.close();
-        if (!trace_out) throw UsageError("--trace: writing '" + args->trace_path + "' failed");
-      }
+      if (tracer && !write_trace(*tracer, trace_out, args->trace_path))
+        throw UsageError("--trace: writing '" + args->trace_path + "' failed; removed it");
       if (args->json) {
         fmt::print("{}\n", j.dump(2));
       } else {

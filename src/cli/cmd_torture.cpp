@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "harness/sim_torture.hpp"
 #include "native/torture.hpp"
 #include "output/counters_json.hpp"
@@ -61,14 +62,17 @@ nlohmann::ordered_json to_json(const native::TortureResult& r, const std::string
   j["threads"] = r.threads;
   j["readers"] = r.readers;
   j["duration_s"] = r.duration_s;
+  if (r.interrupted) j["interrupted"] = true;
   output::torture_outcome_json(j, r);
   j["counters"] = output::counters_json(r.counters);
   return j;
 }
 
-void print_text(const native::TortureResult& r, const std::string& world) {
+void print_text(const native::TortureResult& r, const std::string& world, double requested_s) {
   fmt::print("{}-torture ({} writers, {} readers, {} s, {}):\n", r.lock, r.threads, r.readers,
-             r.duration_s, world);
+             r.interrupted ? fmt::format("{:.3f} of {}", r.duration_s, requested_s)
+                           : fmt::format("{}", r.duration_s),
+             world);
   fmt::print("Writes:  Total: {}  Max/Min: {}/{} {}  Fail: {}\n", r.acquisitions, r.max_per_thread,
              r.min_per_thread, r.starvation ? "???" : "", r.violations);
   if (r.starvation)
@@ -83,7 +87,11 @@ void print_text(const native::TortureResult& r, const std::string& world) {
     if (r.counters.v[i] != 0) nonzero += fmt::format(" {}={}", kLockEventNames[i], r.counters.v[i]);
   if (!nonzero.empty()) fmt::print("Counters:{}\n", nonzero);
   if (r.stuck) fmt::print("!!! threads did not stop: a lock is stuck (lost wake-up?)\n");
-  fmt::print("--- {}-torture: {}{}\n", r.lock, r.success() ? "SUCCESS" : "FAILURE",
+  // Ctrl-C: the totals above cover the time it ran, and the verdict is of that time only.
+  fmt::print("--- {}-torture: {}{}{}\n", r.lock, r.success() ? "SUCCESS" : "FAILURE",
+             r.interrupted ? fmt::format(" so far (interrupted after {:.3f} of {} s)", r.duration_s,
+                                         requested_s)
+                           : "",
              r.success() ? "" : " !!!");
 }
 
@@ -175,6 +183,12 @@ void register_torture(CLI::App& app, Action& action) {
       }
       // --world sim: a bare-metal simulated machine, --duration in simulated seconds.
       native::TortureResult r;
+      // Natively Ctrl-C ends the run early with its totals; the simulated world's run has no
+      // partial verdict, so there the signal keeps its usual effect.
+      if (a.world == "native") {
+        catch_interrupt();
+        o.cancel = &interrupt_flag();
+      }
       try {
         r = a.world == "sim" ? harness::run_sim_torture(o, overrides) : native::run_torture(o);
       } catch (const scenario::ScenarioError& e) {
@@ -183,12 +197,13 @@ void register_torture(CLI::App& app, Action& action) {
       if (a.json)
         fmt::print("{}\n", to_json(r, a.world).dump(2));
       else
-        print_text(r, a.world);
+        print_text(r, a.world, a.duration);
       std::fflush(stdout);
       if (!r.liveness.empty()) fmt::print(stderr, "{}", r.liveness);
       // Stuck workers cannot be joined: leave without running static destructors.
       if (r.stuck) std::_Exit(kExitStuck);
-      return r.success() ? kExitOk : kExitFailed;
+      if (!r.success()) return kExitFailed;
+      return r.interrupted ? kExitInterrupted : kExitOk;
     };
   });
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The pvlock command: each subcommand lives in its own cmd_<name>.cpp and registers itself
 // on the CLI11 app. Exit codes: 0 success, 1 the run's verdict failed, 2 bad usage or input,
-// 3 a liveness failure (stuck run).
+// 3 a liveness failure (stuck run), 130 stopped by Ctrl-C (128 + SIGINT, as a shell reports it).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -16,6 +16,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitStuck = 3;
+inline constexpr int kExitInterrupted = 130;
 
 // A usage error found after parsing (bad knob value, unknown lock…): message + exit 2.
 struct UsageError : std::runtime_error {

@@ -5,6 +5,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "harness/progress.hpp"
 #include "harness/series.hpp"
 #include "output/counters_json.hpp"
 #include "output/lockstat_json.hpp"
@@ -148,7 +149,8 @@ nlohmann::ordered_json faults_json(const FaultCounters& c) {
 }  // namespace
 
 nlohmann::ordered_json run_to_json(const scenario::Scenario& sc, trace::Tracer* tracer,
-                                   std::int64_t series_interval_ns) {
+                                   std::int64_t series_interval_ns,
+                                   const ProgressOptions* progress) {
   nlohmann::ordered_json j;
   j["scenario"] = sc.name;
   j["seed"] = sc.run.seed;
@@ -159,6 +161,7 @@ nlohmann::ordered_json run_to_json(const scenario::Scenario& sc, trace::Tracer* 
   EventCounts counts;
   nlohmann::ordered_json by_kind = nlohmann::ordered_json::object();
   std::unique_ptr<SeriesRecorder> series;
+  std::unique_ptr<Sampler> progress_sampler;
   const auto inspect = [&](Simulation& sim, std::vector<VmRun>& vms) {
     j["simulated_ns"] = sim.end_time();
     j["measured_ns"] = sim.end_time() - sim.measure_start();
@@ -207,9 +210,20 @@ nlohmann::ordered_json run_to_json(const scenario::Scenario& sc, trace::Tracer* 
     if (series) j["series"] = series->json();
   };
   const auto prepare = [&](Simulation& sim, std::vector<VmRun>& vms) {
-    if (series_interval_ns <= 0) return;
-    series = std::make_unique<SeriesRecorder>(sim, vms, series_interval_ns);
-    sim.set_sampler(series.get(), series_interval_ns);
+    Sampler* sampler = nullptr;
+    Time interval = 0;
+    if (series_interval_ns > 0) {
+      series = std::make_unique<SeriesRecorder>(sim, vms, series_interval_ns);
+      sampler = series.get();
+      interval = series_interval_ns;
+    }
+    // Progress looks at the run at the series' samples when there are any.
+    if (progress != nullptr) {
+      progress_sampler = make_progress_sampler(sim, *progress, sampler);
+      sampler = progress_sampler.get();
+      if (interval == 0) interval = progress_interval(sim.end_time());
+    }
+    if (sampler != nullptr) sim.set_sampler(sampler, interval);
   };
   wall = run_scenario(sc, inspect, tracer, prepare);
   // Speed: every dispatched event counts (engine/event_counts.hpp), stale ones apart; rates

@@ -25,6 +25,8 @@ class Tracer;
 
 namespace pvlock::harness {
 
+struct ProgressOptions;
+
 struct VmRun {
   std::string name;
   sim::Guest* guest = nullptr;
@@ -49,9 +51,12 @@ double run_scenario(const scenario::Scenario& sc,
 // "host", "perf"}; every field except "perf" is a deterministic function of the scenario and
 // its seed. "lockstat" maps each VM to its lock instances' /proc/lock_stat rows.
 // `series_interval_ns` > 0 adds "series" (harness/series.hpp), sampled at that interval of
-// simulated time from time 0; the other fields are the same as without it.
+// simulated time from time 0; the other fields are the same as without it. A non-null
+// `progress` reports the run's progress and may stop it (harness/progress.hpp: Interrupted);
+// the result is the same as without it.
 nlohmann::ordered_json run_to_json(const scenario::Scenario& sc,
                                    sim::trace::Tracer* tracer = nullptr,
-                                   std::int64_t series_interval_ns = 0);
+                                   std::int64_t series_interval_ns = 0,
+                                   const ProgressOptions* progress = nullptr);
 
 }  // namespace pvlock::harness

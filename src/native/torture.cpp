@@ -133,7 +133,19 @@ TortureResult run_typed(const LockInfo& info, const TortureOptions& o) {
     }).detach();
   }
   arena->go.store(true, std::memory_order_release);
-  std::this_thread::sleep_for(std::chrono::duration<double>(o.duration_s));
+  // Sleep out the duration in short naps, so that a cancel is seen within one of them.
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto until = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double>(o.duration_s));
+  for (auto now = t0; now < until; now = std::chrono::steady_clock::now()) {
+    if (o.cancel != nullptr && o.cancel->load(std::memory_order_relaxed)) {
+      r.interrupted = true;
+      r.duration_s = std::chrono::duration<double>(now - t0).count();
+      break;
+    }
+    std::this_thread::sleep_for(
+        std::min<std::chrono::steady_clock::duration>(until - now, std::chrono::milliseconds(20)));
+  }
   arena->stop.store(true, std::memory_order_relaxed);
   {
     std::unique_lock g(arena->done_mu);

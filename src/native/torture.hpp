@@ -5,6 +5,7 @@
 // ("???" when max/2 > min).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@ struct TortureOptions {
   std::uint32_t long_hold_one_in = 0;     // 0 = 2000 x threads acquisitions
   std::uint64_t seed = 1;
   double stuck_after_s = 30.0;  // watchdog: threads still running this long after stop
+  // When set (Ctrl-C), the run stops early; the result covers the time it ran.
+  const std::atomic<bool>* cancel = nullptr;
   LockPolicies policies{};
 };
 
@@ -37,7 +40,8 @@ struct TortureResult {
   std::string lock;
   int threads = 0;
   int readers = 0;
-  double duration_s = 0;
+  double duration_s = 0;                // the time it ran: less than asked when interrupted
+  bool interrupted = false;             // stopped early by TortureOptions::cancel
   std::uint64_t acquisitions = 0;       // writer (exclusive) acquisitions
   std::uint64_t read_acquisitions = 0;  // shared acquisitions
   std::uint64_t violations = 0;
