@@ -31,7 +31,7 @@ struct TortureArgs {
   int readers = 0;
   double duration = 5.0;
   long long hold_ns = 0;
-  unsigned long long seed = 1;
+  long long seed = 1;
   bool json = false;
   std::vector<std::string> sets;
 };
@@ -66,6 +66,34 @@ nlohmann::ordered_json to_json(const native::TortureResult& r, const std::string
   output::torture_outcome_json(j, r);
   j["counters"] = output::counters_json(r.counters);
   return j;
+}
+
+// A critical section too long for the run would make a healthy lock read as stuck: natively
+// the threads could not stop before the harness gives up on them (and the run would last
+// as long as one hold); simulated, nobody could acquire the lock in the last stretch of the
+// run, which is how the simulated torture recognises a hang (workload/torture.cpp).
+void check_hold(const TortureArgs& a) {
+  const double hold_s = static_cast<double>(a.hold_ns) / 1e9;
+  if (a.world == "sim") {
+    const native::TortureOptions defaults;
+    const double window_s =
+        std::max(a.duration / 10, 3 * static_cast<double>(defaults.long_hold_ns) / 1e9);
+    if (hold_s > window_s / 2)
+      throw UsageError(fmt::format(
+          "--hold-ns {}: a {} s critical section is too long for a {} s simulated run; the "
+          "torture calls a run stuck when nobody acquires the lock in its last {} s, so a hold "
+          "may be at most half of that ({} ns)",
+          a.hold_ns, hold_s, a.duration, window_s, static_cast<long long>(window_s / 2 * 1e9)));
+    return;
+  }
+  constexpr double kMaxNativeHoldS = 1.0;
+  if (hold_s > std::min(a.duration, kMaxNativeHoldS))
+    throw UsageError(fmt::format(
+        "--hold-ns {}: a {} s critical section is longer than {}; the threads could not stop "
+        "in time and a healthy lock would read as stuck",
+        a.hold_ns, hold_s,
+        a.duration < kMaxNativeHoldS ? fmt::format("the {} s run", a.duration)
+                                     : std::string("1 s")));
 }
 
 void print_text(const native::TortureResult& r, const std::string& world, double requested_s) {
@@ -153,13 +181,15 @@ void register_torture(CLI::App& app, Action& action) {
         throw UsageError("--duration: must be > 0 and <= 86400 seconds, got " +
                          std::to_string(a.duration));
       if (a.hold_ns < 0) throw UsageError("--hold-ns: must be >= 0");
+      if (a.seed < 0) throw UsageError(fmt::format("--seed: must be >= 0, got {}", a.seed));
+      check_hold(a);
       native::TortureOptions o;
       o.lock = a.lock;
       o.threads = a.threads < 0 ? 0 : a.threads;
       o.readers = a.readers;
       o.duration_s = a.duration;
       o.hold_ns = a.hold_ns;
-      o.seed = a.seed;
+      o.seed = static_cast<std::uint64_t>(a.seed);
       // A plain name is a lock knob; a key path (faults.drop_kick, workload.irqs_off)
       // overrides the simulated (bare-metal) scenario, which the native world does not have.
       std::vector<std::string> overrides;
