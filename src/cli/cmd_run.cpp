@@ -90,7 +90,6 @@ int report_interrupted(const harness::Interrupted& e, sim::trace::Tracer* tracer
              "pvlock: run interrupted at {:.6f} s of its {:.6f} s of simulated time; no result\n",
              static_cast<double>(e.at) / 1e9, static_cast<double>(e.end) / 1e9);
   if (tracer != nullptr) {
-    tracer->finish(e.at);
     if (write_trace(*tracer, trace_out, trace_path))
       fmt::print(stderr,
                  "trace: {} events up to the interruption written to {} (a complete, valid "

@@ -213,12 +213,10 @@ void register_torture(CLI::App& app, Action& action) {
       }
       // --world sim: a bare-metal simulated machine, --duration in simulated seconds.
       native::TortureResult r;
-      // Natively Ctrl-C ends the run early with its totals; the simulated world's run has no
-      // partial verdict, so there the signal keeps its usual effect.
-      if (a.world == "native") {
-        catch_interrupt();
-        o.cancel = &interrupt_flag();
-      }
+      // Ctrl-C ends the run early (natively in wall time, simulated at the simulation's next
+      // sample) with the totals and the verdict so far.
+      catch_interrupt();
+      o.cancel = &interrupt_flag();
       try {
         r = a.world == "sim" ? harness::run_sim_torture(o, overrides) : native::run_torture(o);
       } catch (const scenario::ScenarioError& e) {

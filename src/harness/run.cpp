@@ -14,6 +14,7 @@
 #include "sim/guest/sim_env.hpp"
 #include "sim/host/kvm_platform.hpp"
 #include "sim/simulation.hpp"
+#include "sim/trace/tracer.hpp"
 
 namespace pvlock::harness {
 
@@ -75,7 +76,16 @@ double run_scenario(const scenario::Scenario& sc,
   sim.set_tracer(tracer);
   if (prepare) prepare(sim, vms);
   const auto t0 = std::chrono::steady_clock::now();
-  sim.run();
+  try {
+    sim.run();
+  } catch (const Interrupted& e) {
+    // A progress sampler stopped the run (harness/progress.hpp): what run() would have done
+    // at its end, then the caller's inspection of the partial run, then on to the caller.
+    for (auto& g : sim.guests()) g->finish_stats();
+    if (tracer != nullptr) tracer->finish(e.at);
+    inspect(sim, vms);
+    throw;
+  }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   inspect(sim, vms);
   return wall;

@@ -41,7 +41,9 @@ std::string resolve_lock_name(const scenario::GuestSpec& g, bool host_pv_unhalt)
 // Returns the wall-clock seconds the run took. Throws scenario::ScenarioError for invalid
 // workload parameters and std::invalid_argument for an unknown lock or unsupported setup.
 // A non-null `tracer` records the run's timeline (sim/trace/tracer.hpp). `prepare`, if
-// given, sees the simulation once every guest and workload exists, before it runs.
+// given, sees the simulation once every guest and workload exists, before it runs. A run
+// stopped by a progress sampler (harness/progress.hpp) is inspected as it stands, its trace
+// closed at that time, and Interrupted is rethrown.
 double run_scenario(const scenario::Scenario& sc,
                     const std::function<void(sim::Simulation&, std::vector<VmRun>&)>& inspect,
                     sim::trace::Tracer* tracer = nullptr,

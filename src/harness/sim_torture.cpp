@@ -4,8 +4,10 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 
+#include "harness/progress.hpp"
 #include "harness/run.hpp"
 #include "pvlock/lock/knobs.hpp"
 #include "pvlock/lock/registry.hpp"
@@ -54,13 +56,31 @@ native::TortureResult run_sim_torture(const native::TortureOptions& o,
   sc.vms.front().name = "torture";  // how the diagnostic names its tasks
 
   native::TortureResult out;
-  run_scenario(sc, [&](sim::Simulation& sim, std::vector<VmRun>& vms) {
+  const auto inspect = [&](sim::Simulation& sim, std::vector<VmRun>& vms) {
     if (auto r = workload::torture_result(*vms.front().workload)) out = *r;
     if (const auto& rep = sim.watchdog().report()) {
       out.stuck = true;
       out.liveness = rep->text();
     }
-  });
+  };
+  // o.cancel (Ctrl-C) stops the simulation at its next sample; the totals are those so far.
+  ProgressOptions progress;
+  progress.cancel = o.cancel;
+  std::unique_ptr<sim::Sampler> sampler;
+  const auto prepare = [&](sim::Simulation& sim, std::vector<VmRun>&) {
+    if (o.cancel == nullptr) return;
+    sampler = make_progress_sampler(sim, progress, nullptr);
+    sim.set_sampler(sampler.get(), progress_interval(sim.end_time()));
+  };
+  try {
+    run_scenario(sc, inspect, nullptr, prepare);
+  } catch (const Interrupted& e) {
+    out.interrupted = true;
+    out.duration_s = static_cast<double>(e.at) / 1e9;
+    // Its rule (an acquisition in the last stretch of the planned run) cannot judge a run
+    // cut short; the liveness watchdog, which did not fire, did judge it so far.
+    out.stuck = !out.liveness.empty();
+  }
   return out;
 }
 
