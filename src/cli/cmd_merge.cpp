@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/files.hpp"
 #include "sweep/results.hpp"
 #include "sweep/vary.hpp"
 
@@ -25,9 +26,13 @@ void register_merge(CLI::App& app, Action& action) {
   cmd->add_option("--out", args->out, "Merged results file (overwritten)")->required();
   cmd->callback([args, &action] {
     action = [args] {
+      for (const std::string& in : args->inputs) reject_directory(in, "a results file");
       try {
         const std::size_t n = sweep::merge_results(args->inputs, args->out);
         fmt::print(stderr, "merge: {} points written to {}\n", n, args->out);
+        // A shard of a grid smaller than its N is legitimately empty, all of them are not.
+        if (n == 0)
+          fmt::print(stderr, "pvlock: warning: merge: the inputs hold no results at all\n");
       } catch (const sweep::SweepError& e) {
         throw UsageError(e.what());
       }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/files.hpp"
 #include "cli/interrupt.hpp"
 #include "harness/progress.hpp"
 #include "harness/run.hpp"
@@ -104,6 +105,7 @@ int report_interrupted(const harness::Interrupted& e, sim::trace::Tracer* tracer
 // A file that is not a scenario at all gets said so, not "missing [workload]": an empty
 // file, or an experiment of `pvlock reproduce` (its [[cell]] tables name scenarios).
 void reject_non_scenario(const std::string& path) {
+  reject_directory(path, "a scenario file");
   std::ifstream in(path);
   if (!in) return;  // load_scenario_file reports it
   std::string line;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/files.hpp"
 #include "sweep/results.hpp"
 #include "sweep/summary.hpp"
 #include "sweep/vary.hpp"
@@ -28,6 +29,7 @@ void register_summarize(CLI::App& app, Action& action) {
   cmd->add_flag("--csv", args->csv, "Print CSV instead of a table");
   cmd->callback([args, &action] {
     action = [args] {
+      reject_directory(args->input, "a results file");
       std::vector<sweep::ResultLine> lines;
       try {
         lines = sweep::read_results(args->input, false, false);
