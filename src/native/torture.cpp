@@ -13,6 +13,7 @@
 
 #include "pvlock/env/native.hpp"
 #include "pvlock/lock/registry.hpp"
+#include "torture/body.hpp"
 
 namespace pvlock::native {
 namespace {
@@ -20,13 +21,8 @@ namespace {
 // State shared by the workers; kept alive by shared_ptr so a stuck run can leave detached
 // threads behind without them touching freed memory.
 template <class L>
-struct Arena {
-  L lock;
-  // Exclusion checks use atomics so a broken lock shows up as a counted violation, not as
-  // undefined behaviour (and ThreadSanitizer stays quiet about the negative control).
-  alignas(64) std::atomic<int> owner{-1};
-  alignas(64) std::atomic<int> readers{0};
-  alignas(64) std::atomic<std::uint64_t> protected_counter{0};
+struct Shared {
+  torture::Arena<NativeEnv, L> arena;
   alignas(64) std::atomic<std::uint64_t> violations{0};
   std::atomic<bool> go{false};
   std::atomic<bool> stop{false};
@@ -36,67 +32,43 @@ struct Arena {
   std::vector<ThreadStats> stats;
 };
 
-void busy_wait_ns(std::int64_t ns) {
-  if (ns <= 0) return;
-  const std::int64_t end = NativeEnv::now_ns() + ns;
-  while (NativeEnv::now_ns() < end) NativeEnv::cpu_relax();
-}
-
-template <class L>
-void writer_loop(Arena<L>& a, int id, const TortureOptions& o, std::uint32_t long_one_in) {
-  std::mt19937_64 rng(o.seed * 1000003u + static_cast<std::uint64_t>(id));
-  ThreadStats& st = a.stats[static_cast<std::size_t>(id)];
-  while (!a.go.load(std::memory_order_acquire)) NativeEnv::cpu_relax();
-  while (!a.stop.load(std::memory_order_relaxed)) {
-    const std::int64_t t0 = NativeEnv::now_ns();
-    a.lock.lock();
-    st.max_wait_ns = std::max(st.max_wait_ns, NativeEnv::now_ns() - t0);
-    if (a.owner.exchange(id, std::memory_order_relaxed) != -1)
-      a.violations.fetch_add(1, std::memory_order_relaxed);
-    if (a.readers.load(std::memory_order_relaxed) != 0)
-      a.violations.fetch_add(1, std::memory_order_relaxed);
-    // A read-modify-write split across the hold: a second holder makes an update vanish.
-    const std::uint64_t c = a.protected_counter.load(std::memory_order_relaxed);
-    busy_wait_ns(rng() % long_one_in == 0 ? o.long_hold_ns : o.hold_ns);
-    a.protected_counter.store(c + 1, std::memory_order_relaxed);
-    if (a.owner.exchange(-1, std::memory_order_relaxed) != id)
-      a.violations.fetch_add(1, std::memory_order_relaxed);
-    a.lock.unlock();
-    ++st.acquisitions;
-    // Outside work: a short, random pause so that acquisitions do not phase-lock.
-    for (auto n = rng() % 32; n > 0; --n) NativeEnv::cpu_relax();
+// The native world of the torture body: real time, busy-waits, a per-thread generator.
+class NativeWorld {
+ public:
+  NativeWorld(const TortureOptions& o, int id, std::uint64_t long_one_in,
+              const std::atomic<bool>& stop, std::atomic<std::uint64_t>& violations)
+      : o_(o),
+        rng_(o.seed * 1000003u + static_cast<std::uint64_t>(id)),
+        long_one_in_(long_one_in),
+        stop_(stop),
+        violations_(violations) {}
+  bool running() const { return !stop_.load(std::memory_order_relaxed); }
+  static std::int64_t now() { return NativeEnv::now_ns(); }
+  std::uint64_t below(std::uint64_t n) { return rng_() % n; }
+  static void hold(std::int64_t ns) {
+    if (ns <= 0) return;
+    const std::int64_t end = NativeEnv::now_ns() + ns;
+    while (NativeEnv::now_ns() < end) NativeEnv::cpu_relax();
   }
-}
-
-template <class L>
-void reader_loop(Arena<L>& a, int id, const TortureOptions& o) {
-  if constexpr (requires(L & l) {
-                  l.lock_shared();
-                  l.unlock_shared();
-                }) {
-    std::mt19937_64 rng(o.seed * 1000003u + static_cast<std::uint64_t>(id));
-    ThreadStats& st = a.stats[static_cast<std::size_t>(id)];
-    st.reader = true;
-    while (!a.go.load(std::memory_order_acquire)) NativeEnv::cpu_relax();
-    while (!a.stop.load(std::memory_order_relaxed)) {
-      const std::int64_t t0 = NativeEnv::now_ns();
-      a.lock.lock_shared();
-      st.max_wait_ns = std::max(st.max_wait_ns, NativeEnv::now_ns() - t0);
-      a.readers.fetch_add(1, std::memory_order_relaxed);
-      if (a.owner.load(std::memory_order_relaxed) != -1)
-        a.violations.fetch_add(1, std::memory_order_relaxed);
-      busy_wait_ns(o.hold_ns);
-      if (a.owner.load(std::memory_order_relaxed) != -1)
-        a.violations.fetch_add(1, std::memory_order_relaxed);
-      a.readers.fetch_sub(1, std::memory_order_relaxed);
-      a.lock.unlock_shared();
-      ++st.acquisitions;
-      for (auto n = rng() % 64; n > 0; --n) NativeEnv::cpu_relax();
-    }
-  } else {
-    (void)a, (void)id, (void)o;
+  static void pause(std::uint64_t n) {
+    for (; n > 0; --n) NativeEnv::cpu_relax();
   }
-}
+  std::int64_t hold_ns() const { return o_.hold_ns; }
+  std::int64_t long_hold_ns() const { return o_.long_hold_ns; }
+  std::uint64_t long_one_in() const { return long_one_in_; }
+  void violation() { violations_.fetch_add(1, std::memory_order_relaxed); }
+  static void lock_begin(bool) {}
+  static void lock_end(bool) {}
+  static void unlock_begin(bool) {}
+  static void unlock_end(bool) {}
+
+ private:
+  const TortureOptions& o_;
+  std::mt19937_64 rng_;
+  std::uint64_t long_one_in_;
+  const std::atomic<bool>& stop_;
+  std::atomic<std::uint64_t>& violations_;
+};
 
 template <class L>
 TortureResult run_typed(const LockInfo& info, const TortureOptions& o) {
@@ -113,7 +85,7 @@ TortureResult run_typed(const LockInfo& info, const TortureOptions& o) {
 
   NativeEnv::policies() = o.policies;
   NativeEnv::reset_counters();
-  auto arena = std::make_shared<Arena<L>>();
+  auto arena = std::make_shared<Shared<L>>();
   arena->stats.resize(static_cast<std::size_t>(total));
   arena->running = total;
 
@@ -121,10 +93,14 @@ TortureResult run_typed(const LockInfo& info, const TortureOptions& o) {
     std::thread([arena, id, o, long_one_in, writers = r.threads] {
       // Thread i is CPU i; if that id is busy (another run still exiting) take any free one.
       if (!NativeEnv::bind_cpu(id)) (void)NativeEnv::cpu();
+      while (!arena->go.load(std::memory_order_acquire)) NativeEnv::cpu_relax();
+      NativeWorld w(o, id, long_one_in, arena->stop, arena->violations);
+      ThreadStats& st = arena->stats[static_cast<std::size_t>(id)];
+      std::int64_t last_acquire = 0;
       if (id < writers)
-        writer_loop(*arena, id, o, long_one_in);
+        torture::writer_loop(arena->arena, static_cast<std::uint32_t>(id + 1), st, last_acquire, w);
       else
-        reader_loop(*arena, id, o);
+        torture::reader_loop(arena->arena, st, last_acquire, w);
       // Leave the CPU id before saying we are done, so nothing of ours runs after the
       // main thread may have returned (thread-local destructors would otherwise race it).
       NativeEnv::unbind_cpu();
@@ -154,25 +130,8 @@ TortureResult run_typed(const LockInfo& info, const TortureOptions& o) {
   }
 
   r.violations = arena->violations.load();
-  r.per_thread = arena->stats;
-  bool first = true;
-  for (const ThreadStats& s : r.per_thread) {
-    r.max_wait_ns = std::max(r.max_wait_ns, s.max_wait_ns);
-    if (s.reader) {
-      r.read_acquisitions += s.acquisitions;
-      continue;
-    }
-    r.acquisitions += s.acquisitions;
-    r.min_per_thread = first ? s.acquisitions : std::min(r.min_per_thread, s.acquisitions);
-    r.max_per_thread = std::max(r.max_per_thread, s.acquisitions);
-    first = false;
-  }
-  if (!r.stuck) {
-    // Lost updates of the protected counter are violations too.
-    const std::uint64_t counted = arena->protected_counter.load();
-    r.violations += counted > r.acquisitions ? counted - r.acquisitions : r.acquisitions - counted;
-  }
-  r.starvation = r.max_per_thread / 2 > r.min_per_thread;
+  // Lost updates are counted only when every thread stopped: a stuck one may still add.
+  torture::summarize(r, arena->stats, arena->arena.counter.load(), !r.stuck);
   r.counters = NativeEnv::read_counters();
   return r;
 }

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// locktorture on real threads (kernel/locking/locktorture.c, in spirit): writer threads loop
-// acquire -> check exclusion -> hold -> release, readers (for rw locks) check that no writer
-// is beside them; per-thread acquisition counts expose starvation the way locktorture does
-// ("???" when max/2 > min).
+// locktorture on real threads: the body of torture/body.hpp, one thread per writer and reader,
+// with a watchdog for threads that cannot be stopped.
 #pragma once
 
 #include <atomic>
@@ -10,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "pvlock/env/lock_events.hpp"
 #include "pvlock/lock/policy.hpp"
+#include "torture/result.hpp"
 
 namespace pvlock::native {
 
@@ -30,31 +28,8 @@ struct TortureOptions {
   LockPolicies policies{};
 };
 
-struct ThreadStats {
-  std::uint64_t acquisitions = 0;
-  std::int64_t max_wait_ns = 0;
-  bool reader = false;
-};
-
-struct TortureResult {
-  std::string lock;
-  int threads = 0;
-  int readers = 0;
-  double duration_s = 0;                // the time it ran: less than asked when interrupted
-  bool interrupted = false;             // stopped early by TortureOptions::cancel
-  std::uint64_t acquisitions = 0;       // writer (exclusive) acquisitions
-  std::uint64_t read_acquisitions = 0;  // shared acquisitions
-  std::uint64_t violations = 0;
-  std::uint64_t min_per_thread = 0;  // over writers
-  std::uint64_t max_per_thread = 0;
-  bool starvation = false;  // locktorture's "???": max/2 > min among writers
-  std::int64_t max_wait_ns = 0;
-  bool stuck = false;    // watchdog fired: threads could not be stopped
-  std::string liveness;  // simulator: the liveness watchdog's diagnostic when it fired
-  std::vector<ThreadStats> per_thread;
-  LockEventCounts counters{};
-  bool success() const { return violations == 0 && !stuck; }
-};
+using torture::ThreadStats;
+using torture::TortureResult;
 
 // Runs the torture test of the named lock. Throws std::invalid_argument for an unknown
 // lock name. If the watchdog fires, the worker threads are left detached and the caller

@@ -15,6 +15,7 @@
 #include "pvlock/lock/registry.hpp"
 #include "scenario/parse.hpp"
 #include "sim/guest/sim_env.hpp"
+#include "torture/body.hpp"
 #include "workload/guest_api.hpp"
 #include "workload/lock_watch.hpp"
 
@@ -28,13 +29,6 @@ struct TortureParams {
   std::int64_t long_hold_ns = 1'000'000;
   std::int64_t long_hold_one_in = 0;
   bool irqs_off = false;  // writers take the lock as spin_lock_irq (locktorture's spin_lock_irq)
-};
-
-struct TaskStats {
-  std::uint64_t acquisitions = 0;
-  std::int64_t max_wait_ns = 0;
-  std::int64_t last_acquire = 0;
-  bool reader = false;
 };
 
 // Implemented by every Torture<L>, so the runner can get the verdict without the lock type.
@@ -53,6 +47,7 @@ class Torture final : public Workload, public TortureReport {
     long_one_in_ = p.long_hold_one_in > 0 ? static_cast<std::uint64_t>(p.long_hold_one_in)
                                           : 2000u * static_cast<std::uint64_t>(writers_);
     stats_.resize(static_cast<std::size_t>(writers_ + readers_));
+    last_acquire_.resize(stats_.size());
     for (int i = 0; i < writers_ + readers_; ++i) {
       const int cpu = i % g.vcpu_count();
       const bool reader = i >= writers_;
@@ -69,29 +64,9 @@ class Torture final : public Workload, public TortureReport {
     r.readers = readers_;
     r.duration_s = static_cast<double>(guest_.sim().end_time()) * 1e-9;
     r.violations = violations_;
-    bool first = true;
+    torture::summarize(r, stats_, arena_->counter.raw(), true);
     std::int64_t last = 0;
-    for (const TaskStats& s : stats_) {
-      native::ThreadStats ts;
-      ts.acquisitions = s.acquisitions;
-      ts.max_wait_ns = s.max_wait_ns;
-      ts.reader = s.reader;
-      r.per_thread.push_back(ts);
-      r.max_wait_ns = std::max(r.max_wait_ns, s.max_wait_ns);
-      last = std::max(last, s.last_acquire);
-      if (s.reader) {
-        r.read_acquisitions += s.acquisitions;
-        continue;
-      }
-      r.acquisitions += s.acquisitions;
-      r.min_per_thread = first ? s.acquisitions : std::min(r.min_per_thread, s.acquisitions);
-      r.max_per_thread = std::max(r.max_per_thread, s.acquisitions);
-      first = false;
-    }
-    // Lost updates of the protected counter are violations too.
-    const std::uint64_t counted = arena_->counter.raw();
-    r.violations += counted > r.acquisitions ? counted - r.acquisitions : r.acquisitions - counted;
-    r.starvation = r.max_per_thread / 2 > r.min_per_thread;
+    for (const std::int64_t t : last_acquire_) last = std::max(last, t);
     // Liveness: somebody must have acquired the lock in the last stretch of the run.
     const std::int64_t end = guest_.sim().end_time();
     const std::int64_t window = std::max<std::int64_t>(end / 10, 3 * p_.long_hold_ns);
@@ -101,7 +76,7 @@ class Torture final : public Workload, public TortureReport {
   }
   double score() const override {
     std::uint64_t total = 0;
-    for (const TaskStats& s : stats_) total += s.acquisitions;
+    for (const native::ThreadStats& s : stats_) total += s.acquisitions;
     return static_cast<double>(total) / (static_cast<double>(guest_.sim().end_time()) * 1e-9);
   }
   std::string unit() const override { return "acquisitions/s"; }
@@ -110,94 +85,77 @@ class Torture final : public Workload, public TortureReport {
   }
 
  private:
-  std::int64_t hold_ns() {
-    if (api::self().rng.below(long_one_in_) == 0) return p_.long_hold_ns;
-    return api::sample(p_.hold);
-  }
-  void outside_work() {
-    const auto pauses = static_cast<std::int64_t>(api::self().rng.below(32));
-    api::compute(
-        static_cast<std::int64_t>(static_cast<double>(pauses) * guest_.sim().costs().pause_ns));
-  }
-  void write_loop(int id) {
-    TaskStats& st = stats_[static_cast<std::size_t>(id)];
-    const auto me = static_cast<std::uint32_t>(id + 1);
-    for (;;) {
-      const std::int64_t t0 = api::now();
-      if (p_.irqs_off) api::irq_disable();
+  // The simulator's world of the torture body (see torture/body.hpp).
+  class World {
+   public:
+    World(const TortureParams& p, sim::Guest& g, sim::LockWatch& watch,
+          const std::uint64_t& long_one_in, std::uint64_t& violations)
+        : p_(p), guest_(g), watch_(watch), long_one_in_(long_one_in), violations_(violations) {}
+    static bool running() { return true; }  // the simulation ends its tasks
+    static std::int64_t now() { return api::now(); }
+    static std::uint64_t below(std::uint64_t n) { return api::self().rng.below(n); }
+    static void hold(std::int64_t ns) { api::compute(ns); }
+    void pause(std::uint64_t n) const {
+      api::compute(
+          static_cast<std::int64_t>(static_cast<double>(n) * guest_.sim().costs().pause_ns));
+    }
+    std::int64_t hold_ns() const { return api::sample(p_.hold); }
+    std::int64_t long_hold_ns() const { return p_.long_hold_ns; }
+    std::uint64_t long_one_in() const { return long_one_in_; }
+    void violation() { ++violations_; }
+    void lock_begin(bool exclusive) {
+      if (exclusive && p_.irqs_off) api::irq_disable();
       api::set_symbol(sim::Sym::lock_ops);
       api::lock_waiting(watch_);
-      arena_->lock.lock();
-      api::lock_acquired(watch_);
-      api::set_symbol(sim::Sym::workload);
-      st.max_wait_ns = std::max(st.max_wait_ns, api::now() - t0);
-      if (arena_->owner.exchange(me) != 0) ++violations_;
-      if (arena_->readers.load() != 0) ++violations_;
-      // A read-modify-write split across the hold: a second holder makes an update vanish.
-      const std::uint64_t c = arena_->counter.load();
-      api::compute(hold_ns());
-      arena_->counter.store(c + 1);
-      ++st.acquisitions;  // no simulated time passes between the store and this count
-      st.last_acquire = api::now();
-      if (arena_->owner.exchange(0) != me) ++violations_;
-      api::set_symbol(sim::Sym::lock_ops);
-      api::lock_releasing(watch_);
-      arena_->lock.unlock();
-      api::set_symbol(sim::Sym::workload);
-      if (p_.irqs_off) api::irq_enable();
-      api::progress();
-      outside_work();
     }
+    void lock_end(bool exclusive) {
+      if (exclusive)
+        api::lock_acquired(watch_);
+      else
+        api::self().waiting_for = nullptr;  // readers share it: no holder to record
+      api::set_symbol(sim::Sym::workload);
+    }
+    void unlock_begin(bool exclusive) {
+      api::set_symbol(sim::Sym::lock_ops);
+      if (exclusive) api::lock_releasing(watch_);
+    }
+    void unlock_end(bool exclusive) {
+      api::set_symbol(sim::Sym::workload);
+      if (exclusive && p_.irqs_off) api::irq_enable();
+      api::progress();
+    }
+
+   private:
+    const TortureParams& p_;
+    sim::Guest& guest_;
+    sim::LockWatch& watch_;
+    const std::uint64_t& long_one_in_;  // set by the constructor's body
+    std::uint64_t& violations_;
+  };
+
+  void write_loop(int id) {
+    const auto i = static_cast<std::size_t>(id);
+    torture::writer_loop(*arena_, static_cast<std::uint32_t>(id + 1), stats_[i], last_acquire_[i],
+                         world_);
   }
   void read_loop(int id) {
-    if constexpr (requires(L & l) {
-                    l.lock_shared();
-                    l.unlock_shared();
-                  }) {
-      TaskStats& st = stats_[static_cast<std::size_t>(id)];
-      for (;;) {
-        const std::int64_t t0 = api::now();
-        api::set_symbol(sim::Sym::lock_ops);
-        api::lock_waiting(watch_);
-        arena_->lock.lock_shared();
-        api::self().waiting_for = nullptr;  // readers share it: no holder to record
-        api::set_symbol(sim::Sym::workload);
-        st.max_wait_ns = std::max(st.max_wait_ns, api::now() - t0);
-        arena_->readers.fetch_add(1);
-        if (arena_->owner.load() != 0) ++violations_;
-        api::compute(api::sample(p_.hold));
-        if (arena_->owner.load() != 0) ++violations_;
-        arena_->readers.fetch_sub(1);
-        ++st.acquisitions;
-        st.last_acquire = api::now();
-        api::set_symbol(sim::Sym::lock_ops);
-        arena_->lock.unlock_shared();
-        api::set_symbol(sim::Sym::workload);
-        api::progress();
-        outside_work();
-      }
-    } else {
-      (void)id;
-    }
+    const auto i = static_cast<std::size_t>(id);
+    torture::reader_loop(*arena_, stats_[i], last_acquire_[i], world_);
   }
 
-  // The lock and the data it protects, each on its own line (simulated memory).
-  struct alignas(64) Arena {
-    alignas(64) L lock;
-    alignas(64) sim::SimAtomic<std::uint32_t> owner{};
-    alignas(64) sim::SimAtomic<std::uint32_t> readers{};
-    alignas(64) sim::SimAtomic<std::uint64_t> counter{};
-  };
   TortureParams p_;
   sim::Guest& guest_;
   int writers_ = 0;
   int readers_ = 0;
   std::uint64_t long_one_in_ = 1;
-  std::unique_ptr<Arena> arena_ = std::make_unique<Arena>();
+  std::unique_ptr<torture::Arena<sim::SimEnv, L>> arena_ =
+      std::make_unique<torture::Arena<sim::SimEnv, L>>();
   sim::LockWatch watch_ =
       make_lock_watch(arena_->lock, std::string(L::kName) + " of torture (" + guest_.name() + ")");
-  std::vector<TaskStats> stats_;
+  std::vector<native::ThreadStats> stats_;
+  std::vector<std::int64_t> last_acquire_;
   std::uint64_t violations_ = 0;
+  World world_{p_, guest_, watch_, long_one_in_, violations_};
 };
 
 TortureParams read_params(const scenario::WorkloadSpec& spec) {

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// torture: locktorture's checks inside the simulator (kernel/locking/locktorture.c in
-// spirit, as native/torture.cpp does on real threads). Writers loop acquire -> check the
-// owner slot and readers count -> read-modify-write a protected counter across the hold ->
-// release, with an occasional long hold; readers (rw locks) check that no writer is beside
-// them. Violations are counted, per-task acquisition min/max expose starvation, and a run in
+// torture: the torture body of torture/body.hpp (the same one native/torture.cpp runs on real
+// threads) as simulated guest tasks, one writer per tasks_per_vcpu on each vCPU plus the
+// readers. Violations are counted, per-task acquisition min/max expose starvation, and a run in
 // which nobody acquires the lock for a long stretch is "stuck" (a lost wake-up or deadlock).
 //
 // [workload] type = "torture", tasks_per_vcpu = 1, readers = 0, hold_ns = <dist>,
