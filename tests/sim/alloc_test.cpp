@@ -4,34 +4,10 @@
 // touches of cache lines and per-CPU objects happen in both before the shorter one ends).
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
 #include "harness/run.hpp"
+#include "heap_hooks.hpp"
 #include "sim/simulation.hpp"
 #include "sim_helpers.hpp"
-
-namespace {
-std::atomic<bool> g_counting{false};
-std::atomic<std::uint64_t> g_allocs{0};
-}  // namespace
-
-void* operator new(std::size_t n) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocs.fetch_add(1);
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t n, std::align_val_t a) {
-  if (g_counting.load(std::memory_order_relaxed)) g_allocs.fetch_add(1);
-  const auto al = static_cast<std::size_t>(a);
-  if (void* p = std::aligned_alloc(al, (n + al - 1) / al * al)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 namespace pvlock::sim {
 namespace {
@@ -43,19 +19,19 @@ std::uint64_t allocations_during_run(const std::string& lock, double duration_ms
   testing::set_param(sc, "tasks_per_vcpu", std::int64_t{2});
   std::uint64_t during = 0;
   harness::run_scenario(
-      sc, [&](Simulation&, std::vector<harness::VmRun>&) { during = g_allocs.load(); });
+      sc, [&](Simulation&, std::vector<harness::VmRun>&) { during = testing::allocation_count(); });
   return during;
 }
 
 TEST(Allocation, SteadyStateIsAllocationFree) {
   for (const char* lock : {"tas", "mcs", "ticket"}) {
     // Set-up is identical for both lengths, so any difference is allocation in the run.
-    g_allocs = 0;
-    g_counting = true;
+    testing::reset_allocation_count();
+    testing::set_allocation_counting(true);
     const std::uint64_t short_run = allocations_during_run(lock, 1);
-    g_allocs = 0;
+    testing::reset_allocation_count();
     const std::uint64_t long_run = allocations_during_run(lock, 4);
-    g_counting = false;
+    testing::set_allocation_counting(false);
     EXPECT_EQ(short_run, long_run) << lock;
   }
 }
@@ -71,17 +47,17 @@ std::uint64_t messaging_allocations_during_run(double duration_ms) {
   testing::set_param(sc, "lifecycle", true);
   std::uint64_t during = 0;
   harness::run_scenario(
-      sc, [&](Simulation&, std::vector<harness::VmRun>&) { during = g_allocs.load(); });
+      sc, [&](Simulation&, std::vector<harness::VmRun>&) { during = testing::allocation_count(); });
   return during;
 }
 
 TEST(Allocation, MessagingLifecycleIsAllocationFree) {
-  g_allocs = 0;
-  g_counting = true;
+  testing::reset_allocation_count();
+  testing::set_allocation_counting(true);
   const std::uint64_t short_run = messaging_allocations_during_run(6);
-  g_allocs = 0;
+  testing::reset_allocation_count();
   const std::uint64_t long_run = messaging_allocations_during_run(24);
-  g_counting = false;
+  testing::set_allocation_counting(false);
   EXPECT_EQ(short_run, long_run);
 }
 

@@ -109,7 +109,11 @@ class RwSem {
   };
 
   // struct rwsem_waiter, on the sleeping task's stack.
-  struct Waiter {
+  // A waiter lives on its task's stack (rwsem_down_*_slowpath's local rwsem_waiter) and its
+  // task and handoff_set words are shared with the waker. Aligned to a cache line so that it
+  // never straddles two: where the frame happens to put it must not change how many line
+  // transfers a hand-over costs (the coherence model keys lines by address).
+  struct alignas(64) Waiter {
     Waiter* next = nullptr;
     Waiter* prev = nullptr;
     // A reader is granted the lock by the waker clearing this (store-release); from that

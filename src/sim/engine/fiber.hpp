@@ -28,7 +28,7 @@ class Fiber {
     ctx_ = boost::context::fiber(std::allocator_arg, PooledStack{},
                                  [this](boost::context::fiber&& caller) {
                                    caller_ = std::move(caller);
-                                   body_();
+                                   run_fiber_body(body_);
                                    done_ = true;
                                    return std::move(caller_);
                                  });

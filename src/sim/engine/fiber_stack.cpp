@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "sim/engine/fiber_stack.hpp"
 
+#include <alloca.h>
 #include <sys/mman.h>
 
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <new>
+#include <stdexcept>
 
 namespace pvlock::sim {
 
@@ -72,6 +75,8 @@ class StackPool {
   std::size_t first_free_ = 0;  // no free slot in chunks before this one
 };
 
+std::atomic<std::size_t> g_stack_skew{0};
+
 StackPool& pool() {
   thread_local StackPool p;
   return p;
@@ -89,6 +94,25 @@ boost::context::stack_context PooledStack::allocate() {
 
 void PooledStack::deallocate(boost::context::stack_context& sc) noexcept {
   pool().give_back(static_cast<char*>(sc.sp) - sc.size);
+}
+
+void set_fiber_stack_skew(std::size_t bytes) {
+  if (bytes % 16 != 0 || bytes >= 256) throw std::invalid_argument("fiber stack skew");
+  g_stack_skew.store(bytes, std::memory_order_relaxed);
+}
+
+// noinline: the pad must be a frame of its own above the body's, whatever the caller inlines.
+[[gnu::noinline]] void run_fiber_body(const std::function<void()>& body) {
+  const std::size_t skew = g_stack_skew.load(std::memory_order_relaxed);
+  if (skew != 0) {
+    // The volatile touch keeps the compiler from dropping the allocation.
+    volatile char* pad = static_cast<char*>(alloca(skew));
+    pad[0] = 0;
+    body();
+    pad[0] = 0;  // alive until the body returns
+    return;
+  }
+  body();
 }
 
 }  // namespace pvlock::sim

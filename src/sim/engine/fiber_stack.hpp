@@ -12,6 +12,7 @@
 
 #include <boost/context/stack_context.hpp>
 #include <cstddef>
+#include <functional>
 
 namespace pvlock::sim {
 
@@ -23,5 +24,16 @@ class PooledStack {
   boost::context::stack_context allocate();
   void deallocate(boost::context::stack_context& sc) noexcept;
 };
+
+// Runs a fiber's body below a pad of the current skew (0 unless a test set one). Boost.Context
+// rounds a stack's top down to 256 bytes, so without the pad every task's frames sit at the
+// same offsets in every build; the layout test shifts them to show that no result depends
+// on where a task's on-stack lock records (MCS nodes, rwsem waiters) fall in a cache line.
+void run_fiber_body(const std::function<void()>& body);
+
+// Test hook: the pad run_fiber_body() puts above every fiber body started after the call
+// (a multiple of 16 bytes, below 256; 0 restores the plain layout). Not thread-local: the
+// layout test runs simulations on one thread.
+void set_fiber_stack_skew(std::size_t bytes);
 
 }  // namespace pvlock::sim
