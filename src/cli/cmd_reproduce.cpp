@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/data_dir.hpp"
 #include "cli/limits.hpp"
+#include "harness/point_progress.hpp"
 #include "harness/run.hpp"
 #include "pvlock/env/native.hpp"
 #include "pvlock/lock/registry.hpp"
@@ -113,13 +114,15 @@ void register_reproduce(CLI::App& app, Action& action) {
           }
         }
       }
-      const bool tty = isatty(STDERR_FILENO) != 0;
-      o.progress = [tty](int done, int total) {
-        if (tty)
-          fmt::print(stderr, "\rreproduce: {}/{} runs", done, total);
-        else
-          fmt::print(stderr, "reproduce: {}/{} runs\n", done, total);
-        if (tty && done == total) fmt::print(stderr, "\n");
+      // The progress line of every many-run command; made at the first finished run, when
+      // the number of runs is known.
+      std::shared_ptr<harness::PointProgress> progress;
+      o.progress = [&progress](int done, int total) {
+        if (!progress)
+          progress = std::make_shared<harness::PointProgress>(
+              stderr, static_cast<std::size_t>(total), harness::is_tty(stderr), "reproduce");
+        progress->point_done(fmt::format("run {}", done));
+        if (done == total) progress->finish();
       };
       // --explain also samples each run (quarters of its window); sampling changes nothing.
       const reproduce::Runner runner = [explain = a.explain](

@@ -9,8 +9,8 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
 
+#include "harness/parallel.hpp"
 #include "reproduce/uncertainty.hpp"
 
 namespace pvlock::reproduce {
@@ -83,58 +83,48 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
       }
   }
 
-  std::atomic<std::size_t> next{0};
   std::atomic<int> done{0};
   std::mutex mu;
-  std::string first_error;
-  auto worker = [&] {
-    for (std::size_t j = next++; j < jobs.size(); j = next++) {
-      const Job& job = jobs[j];
-      std::string where = chosen[job.targets[0].exp]->id + "/" +
-                          chosen[job.targets[0].exp]->cells[job.targets[0].cell].name;
-      try {
-        const nlohmann::ordered_json run = runner(job.scenario, job.overrides);
-        const std::string explained = options.explain ? explain_run(run) : std::string();
-        for (const Target& t : job.targets) {
-          const auto k = static_cast<std::size_t>(t.index);
-          if (options.explain && k == 0) why[t.exp][t.cell] = explained;
-          if (options.explain && !quarters[t.exp].empty())
-            quarters[t.exp][t.cell][k] = score_quarters(run);
-          const Experiment& ex = *chosen[t.exp];
-          const Cell& cell = ex.cells[t.cell];
-          where = ex.id + "/" + cell.name;
-          double& value = values[t.exp][t.cell][k];
-          // A run the liveness watchdog stopped ended early: its scores describe a truncated
-          // run, never a measurement. The cell says so instead of giving a number.
-          if (run.contains("liveness")) {
-            std::lock_guard g(mu);
-            std::string& why = stuck[t.exp][t.cell];
-            if (why.empty())
-              why = fmt::format("{}liveness watchdog at {} ns: {}",
-                                t.seed > 0 ? fmt::format("seed {}: ", t.seed) : "",
-                                run.at("liveness").value("at_ns", std::int64_t{0}),
-                                run.at("liveness").value("reason", std::string("no progress")));
-            value = std::nan("");
-          } else {
-            value = extract_metric(run, cell.metric);
-          }
+  harness::parallel_for(jobs.size(), options.jobs, [&](std::size_t j) {
+    const Job& job = jobs[j];
+    std::string where = chosen[job.targets[0].exp]->id + "/" +
+                        chosen[job.targets[0].exp]->cells[job.targets[0].cell].name;
+    try {
+      const nlohmann::ordered_json run = runner(job.scenario, job.overrides);
+      const std::string explained = options.explain ? explain_run(run) : std::string();
+      for (const Target& t : job.targets) {
+        const auto k = static_cast<std::size_t>(t.index);
+        if (options.explain && k == 0) why[t.exp][t.cell] = explained;
+        if (options.explain && !quarters[t.exp].empty())
+          quarters[t.exp][t.cell][k] = score_quarters(run);
+        const Experiment& ex = *chosen[t.exp];
+        const Cell& cell = ex.cells[t.cell];
+        where = ex.id + "/" + cell.name;
+        double& value = values[t.exp][t.cell][k];
+        // A run the liveness watchdog stopped ended early: its scores describe a truncated
+        // run, never a measurement. The cell says so instead of giving a number.
+        if (run.contains("liveness")) {
+          std::lock_guard g(mu);
+          std::string& why = stuck[t.exp][t.cell];
+          if (why.empty())
+            why = fmt::format("{}liveness watchdog at {} ns: {}",
+                              t.seed > 0 ? fmt::format("seed {}: ", t.seed) : "",
+                              run.at("liveness").value("at_ns", std::int64_t{0}),
+                              run.at("liveness").value("reason", std::string("no progress")));
+          value = std::nan("");
+        } else {
+          value = extract_metric(run, cell.metric);
         }
-      } catch (const std::exception& e) {
-        std::lock_guard g(mu);
-        if (first_error.empty()) first_error = where + ": " + e.what();
       }
-      const int d = ++done;
-      if (options.progress) {
-        std::lock_guard g(mu);
-        options.progress(d, static_cast<int>(jobs.size()));
-      }
+    } catch (const std::exception& e) {
+      throw std::runtime_error(where + ": " + e.what());
     }
-  };
-  std::vector<std::thread> threads;
-  const int n = std::max(1, std::min<int>(options.jobs, static_cast<int>(jobs.size())));
-  for (int t = 0; t < n; ++t) threads.emplace_back(worker);
-  for (auto& t : threads) t.join();
-  if (!first_error.empty()) throw std::runtime_error(first_error);
+    const int d = ++done;
+    if (options.progress) {
+      std::lock_guard g(mu);
+      options.progress(d, static_cast<int>(jobs.size()));
+    }
+  });
 
   std::vector<ExperimentResult> out;
   for (std::size_t i = 0; i < chosen.size(); ++i) {

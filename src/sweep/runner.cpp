@@ -3,7 +3,6 @@
 
 #include <fmt/core.h>
 
-#include <atomic>
 #include <charconv>
 #include <exception>
 #include <fstream>
@@ -11,10 +10,10 @@
 #include <mutex>
 #include <set>
 #include <stdexcept>
-#include <thread>
 
+#include "harness/parallel.hpp"
+#include "harness/point_progress.hpp"
 #include "scenario/parse.hpp"
-#include "sweep/progress.hpp"
 #include "sweep/results.hpp"
 
 namespace pvlock::sweep {
@@ -110,17 +109,14 @@ SweepStats run_points(const std::vector<PointSpec>& points, const PointsOptions&
   std::ofstream out(o.out, std::ios::binary | std::ios::app);
   if (!out) throw SweepError(o.out + ": cannot open for writing");
   OrderedWriter writer(out);
-  Progress progress(o.progress, tasks.size(), is_tty(o.progress), o.progress_name);
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> stop{false};
+  harness::PointProgress progress(o.progress, tasks.size(), harness::is_tty(o.progress),
+                                  o.progress_name);
+  // Which point failed, for the message; the exception itself comes out of parallel_for.
   std::mutex error_mu;
-  std::exception_ptr error;
   std::string error_point;
-
-  auto worker = [&] {
-    while (!stop.load()) {
-      const std::size_t i = next.fetch_add(1);
-      if (i >= tasks.size()) return;
+  std::exception_ptr error;
+  try {
+    harness::parallel_for(tasks.size(), o.jobs, [&](std::size_t i) {
       const Task& t = tasks[i];
       try {
         scenario::Scenario sc = scenarios[t.combo];
@@ -130,20 +126,13 @@ SweepStats run_points(const std::vector<PointSpec>& points, const PointsOptions&
         progress.point_done(describe(points[t.combo], t.seed));
       } catch (...) {
         std::lock_guard<std::mutex> lock(error_mu);
-        if (!error) {
-          error = std::current_exception();
-          error_point = describe(points[t.combo], t.seed);
-        }
-        stop.store(true);
-        return;
+        if (error_point.empty()) error_point = describe(points[t.combo], t.seed);
+        throw;
       }
-    }
-  };
-  const int n = std::min<int>(o.jobs, static_cast<int>(std::max<std::size_t>(tasks.size(), 1)));
-  std::vector<std::thread> threads;
-  for (int j = 1; j < n; ++j) threads.emplace_back(worker);
-  worker();
-  for (std::thread& t : threads) t.join();
+    });
+  } catch (...) {
+    error = std::current_exception();
+  }
   progress.finish();
   if (error) {
     try {

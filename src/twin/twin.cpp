@@ -5,15 +5,14 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
 
 #include "calibrate/system_facts.hpp"
+#include "harness/parallel.hpp"
 #include "harness/run.hpp"
 #include "native/bench.hpp"
 #include "twin/background.hpp"
@@ -181,28 +180,14 @@ TwinResult run_twin(const calibrate::Calibration& cal, const TwinOptions& o,
           fmt::format("native {} with {} threads is stuck", c.lock, c.threads));
   }
   // Then the simulations, sim_jobs at a time (each is single-threaded and deterministic).
-  std::atomic<std::size_t> next{0};
   std::mutex say_mu;
-  std::exception_ptr failure;
-  const auto work = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < r.cells.size();) {
-      try {
-        simulate(cal, r.options, r.cells[i]);
-        std::lock_guard g(say_mu);
-        const TwinCell& c = r.cells[i];
-        say(fmt::format("simulated {} x{}: {:.4g} ops/s ({:.1f} s)", c.lock, c.threads,
-                        c.predicted_ops_s, c.sim_wall_s));
-      } catch (...) {
-        std::lock_guard g(say_mu);
-        if (!failure) failure = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int j = 1; j < std::max(1, o.sim_jobs); ++j) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
+  harness::parallel_for(r.cells.size(), o.sim_jobs, [&](std::size_t i) {
+    simulate(cal, r.options, r.cells[i]);
+    std::lock_guard g(say_mu);
+    const TwinCell& c = r.cells[i];
+    say(fmt::format("simulated {} x{}: {:.4g} ops/s ({:.1f} s)", c.lock, c.threads,
+                    c.predicted_ops_s, c.sim_wall_s));
+  });
   r.summary = summarize_cells(r.cells, cores);
   return r;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Sweep progress on stderr: a bar with done/total and ETA on a terminal, plain lines
-// otherwise (logs, Slurm). Thread-safe.
+// Progress of many independent runs (reproduce, sweep, sensitivity): on a terminal one line
+// rewritten in place, a bar with done/total, elapsed time and ETA; otherwise (logs, Slurm) a
+// plain line each time another tenth of the runs is done (and at the last), so that a log of
+// a long reproduce does not grow by a line per run. Thread-safe.
 #pragma once
 
 #include <chrono>
@@ -9,13 +11,13 @@
 #include <mutex>
 #include <string>
 
-namespace pvlock::sweep {
+namespace pvlock::harness {
 
-class Progress {
+class PointProgress {
  public:
   // `out` = nullptr: silent.
   // `name` starts every plain line ("sweep: 3/8 done ...").
-  Progress(std::FILE* out, std::size_t total, bool tty, std::string name = "sweep");
+  PointProgress(std::FILE* out, std::size_t total, bool tty, std::string name = "sweep");
   void point_done(const std::string& description);
   void finish();
 
@@ -32,4 +34,4 @@ class Progress {
 // True if `f` is a terminal.
 bool is_tty(std::FILE* f);
 
-}  // namespace pvlock::sweep
+}  // namespace pvlock::harness

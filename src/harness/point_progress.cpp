@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "sweep/progress.hpp"
+#include "harness/point_progress.hpp"
 
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <utility>
 
-namespace pvlock::sweep {
+namespace pvlock::harness {
 
 namespace {
 
@@ -19,14 +20,14 @@ std::string hms(double s) {
 
 bool is_tty(std::FILE* f) { return f != nullptr && isatty(fileno(f)) != 0; }
 
-Progress::Progress(std::FILE* out, std::size_t total, bool tty, std::string name)
+PointProgress::PointProgress(std::FILE* out, std::size_t total, bool tty, std::string name)
     : out_(out),
       total_(total),
       tty_(tty),
       name_(std::move(name)),
       start_(std::chrono::steady_clock::now()) {}
 
-void Progress::point_done(const std::string& description) {
+void PointProgress::point_done(const std::string& description) {
   if (out_ == nullptr) return;
   std::lock_guard<std::mutex> lock(mu_);
   ++done_;
@@ -40,16 +41,18 @@ void Progress::point_done(const std::string& description) {
     fmt::print(out_, "\r[{}{}] {}/{}  elapsed {}  ETA {}   ", std::string(filled, '#'),
                std::string(kWidth - filled, '.'), done_, total_, hms(elapsed), hms(eta));
   } else {
+    const std::size_t step = std::max<std::size_t>(1, total_ / 10);
+    if (done_ % step != 0 && done_ != total_) return;
     fmt::print(out_, "{}: {}/{} done ({}), ETA {}\n", name_, done_, total_, description, hms(eta));
   }
   std::fflush(out_);
 }
 
-void Progress::finish() {
+void PointProgress::finish() {
   if (out_ != nullptr && tty_) {
     fmt::print(out_, "\n");
     std::fflush(out_);
   }
 }
 
-}  // namespace pvlock::sweep
+}  // namespace pvlock::harness
