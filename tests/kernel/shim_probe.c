@@ -47,3 +47,13 @@ void probe_lockevent_pending(void) { lockevent_inc(lock_pending); }
 void probe_lockevent_hops(int n) { lockevent_add(pv_hash_hops, n); }
 
 int probe_warn(int cond) { return WARN(cond, "probe %d", cond); }
+
+uint64_t probe_instance_lockevent(const void *percpu, size_t stride, int nr_cpus, int event)
+{
+	const size_t off = (size_t)((const char *)&lockevents[event] - __start_pvk_percpu);
+	uint64_t sum = 0;
+
+	for (int cpu = 0; cpu < nr_cpus; cpu++)
+		sum += *(const unsigned long *)((const char *)percpu + (size_t)cpu * stride + off);
+	return sum;
+}

@@ -4,6 +4,7 @@
 // lock event counting and WARN.
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -38,6 +39,10 @@ void probe_this_cpu_add(int v);
 // lockevent_inc(lock_pending) and lockevent_add(pv_hash_hops, n).
 void probe_lockevent_pending(void);
 void probe_lockevent_hops(int n);
+// The kernel's own count of lock event `event` (lock_events_list.h order) in the per-CPU
+// area `percpu` of one kernel instance (nr_cpus copies of `stride` bytes): the sum of the
+// instance's lockevents[event] over its CPUs.
+uint64_t probe_instance_lockevent(const void* percpu, size_t stride, int nr_cpus, int event);
 // WARN(cond, ...): returns the condition.
 int probe_warn(int cond);
 
