@@ -53,6 +53,10 @@ TEST(BenchLocks, DefaultThreadCountsScaleWithCores) {
 
 TEST(BenchRun, EveryLockRunsAndReportsJson) {
   BenchOptions o = tiny();
+  // Every row must show operations, so a point must outlast a thread's wait for a CPU on a
+  // loaded machine (this one is itself a guest with steal time, and ctest runs two tests at
+  // once): at 20 ms a whole point could pass with its threads descheduled.
+  o.duration_s = 0.2;
   o.threads = {1, 2};
   const std::vector<BenchRow> rows = run_bench(o);
   const std::size_t locks = bench_locks().size();
