@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// `pvlock locks`: every lock with a one-line description and the knobs that affect it.
+// `pvlock locks`: every lock with a one-line description, the upstream era it follows and
+// the knobs that affect it.
 #include <fmt/core.h>
 #include <fmt/format.h>
 
@@ -7,6 +8,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/lock_eras.hpp"
 #include "pvlock/env/native.hpp"
 #include "pvlock/lock/knobs.hpp"
 #include "pvlock/lock/registry.hpp"
@@ -35,6 +37,8 @@ void register_locks(CLI::App& app, Action& action) {
         if (!info.kernel_version.empty())
           fmt::print("  {:<{}} {:<9} built from Linux {}{}{}\n", "", w, "", info.kernel_version,
                      info.kernel_change.empty() ? "" : " + ", info.kernel_change);
+        if (const std::string_view era = lock_era(info.name); !era.empty())
+          fmt::print("  {:<{}} {:<9} era: {}\n", "", w, "", era);
         if (!info.knobs.empty()) {
           std::string names;
           for (auto k : info.knobs) names += (names.empty() ? "" : ", ") + std::string(k);

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "scenario/overrides.hpp"
+#include "scenario/profile.hpp"
 #include "scenario/reader.hpp"
 #include "scenario/sections.hpp"
 #include "scenario/toml_guard.hpp"
@@ -79,7 +80,13 @@ void read_bare_metal(Section& top, Scenario& sc) {
   v.name = "machine";
   v.vcpus = sc.machine.cpus();
   v.placement = VmSpec::Placement::pinned;
-  read_optional(top, "guest", "[guest]", [&](Section& s) { detail::read_guest(s, v.guest); });
+  if (const toml::table* g = top.subtable("guest")) {
+    toml::table storage;
+    const toml::table& t = detail::with_profile(top.reader(), *g, "guest", "[guest]",
+                                                eras::Side::guest, storage, v.guest.kernel);
+    Section s(top.reader(), t, "guest", "[guest]");
+    detail::read_guest(s, v.guest);
+  }
   if (top.take("workload") == nullptr) {
     SourceRef ref = top.where_table();
     ref.key_path = "workload";
@@ -117,11 +124,15 @@ Scenario parse_scenario(std::string_view toml_text, const std::string& source_na
   read_optional(top, "machine", "[machine]",
                 [&](Section& s) { detail::read_machine(s, sc.machine); });
   read_optional(top, "costs", "[costs]", [&](Section& s) { detail::read_costs(s, sc.costs); });
-  read_optional(top, "host", "[host]", [&](Section& s) {
+  if (const toml::table* t = top.subtable("host")) {
     HostSpec h;
+    toml::table storage;
+    const toml::table& ht =
+        detail::with_profile(reader, *t, "host", "[host]", eras::Side::host, storage, h.kernel);
+    Section s(reader, ht, "host", "[host]");
     detail::read_host(s, h);
     sc.host = h;
-  });
+  }
   const toml::node* vm = top.take("vm");
   if (sc.host) {
     // If an override created [host], the override is what to blame.

@@ -6,14 +6,16 @@
 //   [run]      duration_ms, warmup_ms, seed
 //   [machine]  sockets, cores_per_socket, threads_per_core           (physical CPUs)
 //   [costs]    cache, PAUSE, exit, IPI, wake and switch costs (defaults: docs/costs.md skylake-2s)
-//   [host]     optional; absent = bare metal. scheduler = "cfs" | "eevdf", slices, stress_threads,
+//   [host]     optional; absent = bare metal. kernel = "X.Y" (era profile), scheduler = "cfs" |
+//   "eevdf", slices, stress_threads,
 //              housekeeping_*, ttwu_queue
 //   [host.kvm] kick_boost, yield_bailout_undercommit, irq_boost, irq_boost_user_mode,
 //              in_kernel_check_preempted_only, in_spin_loop_until = "spin_end" | "handler_end",
 //              ple_*,
 //              halt_poll_*, preempted_on_every_put, pv_unhalt
 //   [[vm]]     name, count, vcpus, placement = "floating" | "pinned",
-//              [vm.guest] lock + knobs, [vm.workload] type + parameters
+//              [vm.guest] kernel = "X.Y" (era profile), lock + knobs, [vm.workload] type +
+//              parameters
 //   [faults]   optional fault injection (FaultSpec below); absent = no faults
 //
 // A bare-metal scenario has no [host] and no [[vm]]: it has top-level [guest] and
@@ -78,6 +80,9 @@ struct WorkloadSpec {
 };
 
 struct GuestSpec {
+  // The era profile named by `kernel = "X.Y"` (scenario/eras.hpp, docs/eras.md), "" if none.
+  // It set every era switch the section does not set itself; the fields below are the result.
+  std::string kernel;
   std::string lock_name = "auto";    // as written: auto|qspinlock|pvqspinlock|tas|ticket|mcs|...
   LockPolicies policies{};           // knob keys of [guest], same names as `--set` knobs
   double vcpu_is_preempted_ns = 2;   // cost of one call (seed 004: ~8 plain, ~30 thunk)
@@ -158,6 +163,9 @@ struct Costs {
 };
 
 struct HostSpec {
+  // The era profile named by `kernel = "X.Y"` (scenario/eras.hpp, docs/eras.md), "" if none:
+  // it set every era switch of [host] and [host.kvm] the scenario does not set itself.
+  std::string kernel;
   enum class Scheduler { cfs, eevdf } scheduler = Scheduler::cfs;
   // CFS as the seeds' hosts ran it (4.19-5.4, >= 8 CPUs): docs/costs.md [V].
   std::int64_t sched_latency_ns = 24'000'000;

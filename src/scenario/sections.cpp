@@ -9,6 +9,7 @@
 #include "pvlock/env/native.hpp"
 #include "pvlock/lock/knobs.hpp"
 #include "pvlock/lock/registry.hpp"
+#include "scenario/profile.hpp"
 
 namespace pvlock::scenario::detail {
 
@@ -92,6 +93,7 @@ void read_costs(Section& s, Costs& c) {
 }
 
 void read_host(Section& s, HostSpec& h) {
+  s.take("kernel");  // applied before the section is read (with_profile)
   s.read_enum("scheduler", h.scheduler,
               {{"cfs", HostSpec::Scheduler::cfs}, {"eevdf", HostSpec::Scheduler::eevdf}});
   s.read("sched_latency_ns", h.sched_latency_ns, 1, kMaxIntervalNs);
@@ -141,6 +143,7 @@ void read_host(Section& s, HostSpec& h) {
 }
 
 void read_guest(Section& s, GuestSpec& g) {
+  s.take("kernel");  // applied before the section is read (with_profile)
   if (const toml::node* n = s.take("lock")) {
     std::string name;
     s.read("lock", name);
@@ -281,7 +284,11 @@ void read_vm(Section& s, VmSpec& v) {
   s.read_enum("placement", v.placement,
               {{"floating", VmSpec::Placement::floating}, {"pinned", VmSpec::Placement::pinned}});
   if (const toml::table* g = s.subtable("guest")) {
-    Section gs(s.reader(), *g, s.path_of("guest"), "[vm.guest]");
+    toml::table storage;
+    const std::string path = s.path_of("guest");
+    const toml::table& t = with_profile(s.reader(), *g, path, "[vm.guest]", eras::Side::guest,
+                                        storage, v.guest.kernel);
+    Section gs(s.reader(), t, path, "[vm.guest]");
     read_guest(gs, v.guest);
   }
   s.require("workload");

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Which upstream era each built-in lock algorithm follows, for `pvlock locks` (the era
+// switches inside them are set by a scenario's guest profile: docs/eras.md).
+#pragma once
+
+#include <string_view>
+
+namespace pvlock::cli {
+
+struct LockEra {
+  std::string_view lock;
+  std::string_view era;
+};
+
+inline constexpr LockEra kLockEras[] = {
+    {"tas", "no kernel era: the shape of virt_spin_lock()'s test-and-set fallback"},
+    {"ticket", "x86 ticket spinlock, before qspinlock became x86's spinlock (v4.2)"},
+    {"mcs", "no kernel era: the textbook MCS lock (the kernel's is qspinlock's queue)"},
+    {"qspinlock", "kernel/locking/qspinlock.c as reviewed against v6.1-6.12"},
+    {"pvqspinlock",
+     "qspinlock_paravirt.h as reviewed against v6.1-6.12; wait_early follows the guest "
+     "profile (prev_halted_or_preempted v4.11-5.3)"},
+    {"mutex",
+     "v5.15+ (__mutex_trylock_common); mutex_handoff follows the guest profile (off before "
+     "v4.10); the 5.3 __mutex_trylock_or_owner rule is not modelled"},
+    {"rwsem",
+     "v6.0-6.2 (handoff_set, reader stealing, no reader optimistic spinning); rwsem_handoff "
+     "follows the guest profile (off before v5.3); pre-5.11 reader spinning not modelled"},
+    {"busted", "none: a negative control"},
+};
+
+// The era of `lock`, or "" if the table has none (kernel:* locks say what they were built
+// from instead).
+inline std::string_view lock_era(std::string_view lock) {
+  for (const LockEra& e : kLockEras)
+    if (e.lock == lock) return e.era;
+  return {};
+}
+
+}  // namespace pvlock::cli
