@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "pvlock/lock/policy.hpp"
 #include "scenario/scenario.hpp"
 #include "workload/estimates.hpp"
 
@@ -197,6 +198,28 @@ void add_guest(Builder& b) {
                 std::string(kFair) + ": 0.75 ms normalized"));
 }
 
+// The lock library's numeric knobs ([vm.guest] keys, kernel constants): the defaults every
+// lock uses, with the kernel's spelling. Kernel constants, not estimates, so no range: a
+// screening that varies one names it in --params with a range of its own.
+void add_lock_knobs(Builder& b) {
+  const LockPolicies d{};
+  auto knob = [&](const char* key, const char* kname, double v, const char* unit,
+                  std::string src) -> Constant& {
+    return integer(b.add(std::string("guest.") + key, kname, v, unit, P::constant, std::move(src)));
+  };
+  knob("pending_loops", "_Q_PENDING_LOOPS", d.qspinlock.pending_loops, "re-reads",
+       "arch/x86/include/asm/qspinlock.h: _Q_PENDING_LOOPS (1 << 9); the generic default in "
+       "kernel/locking/qspinlock.c is 1");
+  knob("spin_threshold", "SPIN_THRESHOLD", d.qspinlock.spin_threshold, "iterations",
+       "arch/x86/include/asm/spinlock.h: SPIN_THRESHOLD (1 << 15), used by "
+       "qspinlock_paravirt.h pv_wait_node()/pv_wait_head_or_lock()");
+  knob("prev_check_mask", "PV_PREV_CHECK_MASK", d.qspinlock.prev_check_mask, "mask",
+       "kernel/locking/qspinlock_paravirt.h: PV_PREV_CHECK_MASK (0xff), pv_wait_early()");
+  knob("preempt_check_period", "", d.owner_spin.preempt_check_period, "iterations",
+       "kernel/locking/mutex.c mutex_spin_on_owner(), rwsem.c rwsem_spin_on_owner(): "
+       "vcpu_is_preempted(owner) on every iteration since v4.9");
+}
+
 void add_workloads(Builder& b) {
   namespace E = workload::estimates;
   auto w = [&](const char* type, const char* key, double v, const char* unit, P p,
@@ -288,6 +311,7 @@ std::vector<Constant> build() {
   add_costs(b);
   add_host(b);
   add_guest(b);
+  add_lock_knobs(b);
   add_workloads(b);
   return std::move(b.out);
 }

@@ -44,7 +44,8 @@ struct Constant {
   std::string workload;        // the [workload] type for a workload's estimate, else empty
 };
 
-// Every constant, in table order (costs, host, host.kvm, guest, workloads).
+// Every constant, in table order (costs, host, host.kvm, guest, guest lock knobs,
+// workloads).
 const std::vector<Constant>& constants();
 // nullptr if no constant has this id.
 const Constant* find_constant(std::string_view id);

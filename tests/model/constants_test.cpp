@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "pvlock/lock/knobs.hpp"
 #include "scenario/parse.hpp"
 #include "workload/estimates.hpp"
 
@@ -35,6 +36,22 @@ TEST(Constants, ValuesAreTheSimulatorsDefaults) {
   EXPECT_EQ(find_constant("ebizzy.zone_hold_ns")->value, workload::estimates::ebizzy::zone_hold_ns);
   EXPECT_EQ(find_constant("host.kvm.ple_window_cycles")->name, "ple_window");
   EXPECT_EQ(find_constant("no.such"), nullptr);
+  EXPECT_EQ(find_constant("guest.spin_threshold")->value, LockPolicies{}.qspinlock.spin_threshold);
+  EXPECT_EQ(find_constant("guest.spin_threshold")->name, "SPIN_THRESHOLD");
+}
+
+// Every numeric lock knob is listed with its default: a knob added to knobs.hpp without an
+// entry here fails.
+TEST(Constants, EveryNumericLockKnobIsListedWithItsDefault) {
+  const LockPolicies defaults{};
+  for (const Knob& k : all_knobs()) {
+    const std::string v = k.get(defaults);
+    if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos) continue;
+    const Constant* c = find_constant("guest." + std::string(k.name));
+    ASSERT_NE(c, nullptr) << k.name;
+    EXPECT_EQ(c->value, std::stod(v)) << k.name;
+    EXPECT_EQ(c->provenance, Provenance::constant) << k.name;
+  }
 }
 
 // Every constant's override, at both ends of its range, is a valid scenario --set.
