@@ -118,8 +118,8 @@ TEST(PvHashDeathTest, FullTableIsABug) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   Hash h(2);  // 4 entries
   for (std::uintptr_t i = 1; i <= 4; ++i) h.hash(fake_lock(i), i);
-  EXPECT_DEATH(h.hash(fake_lock(5), 5), "hash table full");
-  EXPECT_DEATH(h.unhash(fake_lock(6)), "entry missing");
+  EXPECT_DEATH(h.hash(fake_lock(5), 5), "the PV lock hash is full");
+  EXPECT_DEATH(h.unhash(fake_lock(6)), "_Q_SLOW_VAL without a hash entry");
 }
 
 }  // namespace

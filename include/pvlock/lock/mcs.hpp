@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "pvlock/env/environment.hpp"
+#include "pvlock/lock/check.hpp"
 
 namespace pvlock {
 
@@ -37,6 +38,7 @@ class McsLock {
     node->next.store(0, std::memory_order_relaxed);
     node->locked.store(0, std::memory_order_relaxed);
     const auto prev = tail_.exchange(to_word(node), std::memory_order_acq_rel);
+    PVLOCK_LOCK_CHECK(prev != to_word(node), "one MCS node queued twice");
     if (prev != 0) {
       from_word(prev)->next.store(to_word(node), std::memory_order_release);
       SpinBudget forever{std::numeric_limits<std::uint64_t>::max()};
@@ -73,6 +75,8 @@ class McsLock {
         Env::preempt_enable();
         return;
       }
+      // The failed cmpxchg returned the tail: a held MCS lock's queue is never empty.
+      PVLOCK_LOCK_CHECK(expected != 0, "MCS unlock of a lock nobody holds");
       // A successor swapped the tail but has not linked in yet.
       SpinBudget forever{std::numeric_limits<std::uint64_t>::max()};
       Env::spin_until(

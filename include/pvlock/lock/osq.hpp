@@ -25,6 +25,7 @@
 #include <limits>
 
 #include "pvlock/env/environment.hpp"
+#include "pvlock/lock/check.hpp"
 
 namespace pvlock {
 
@@ -55,6 +56,7 @@ class Osq {
     // publishes the node fields just initialised.
     const std::uint32_t old = tail_.exchange(curr, std::memory_order_acq_rel);
     if (old == kUnlocked) return true;
+    PVLOCK_LOCK_CHECK(old != curr, "this CPU queued twice on one OSQ");
 
     Env::count(LockEvent::osq_lock);
     Node* prev = decode_cpu(old);
@@ -93,6 +95,8 @@ class Osq {
     const std::uint32_t curr = encode_cpu(Env::cpu());
     std::uint32_t expected = curr;
     if (tail_.compare_exchange(expected, kUnlocked, std::memory_order_release)) return;
+    // The failed cmpxchg returned the tail: a holder's OSQ is never empty.
+    PVLOCK_LOCK_CHECK(expected != kUnlocked, "osq_unlock() of an OSQ nobody holds");
 
     Node* node = this_node();
     if (Node* next = from_word(node->next.exchange(0, std::memory_order_acq_rel))) {

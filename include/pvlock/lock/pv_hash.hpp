@@ -16,11 +16,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
 
 #include "pvlock/env/environment.hpp"
+#include "pvlock/lock/check.hpp"
 
 namespace pvlock {
 
@@ -85,8 +84,7 @@ class PvLockHash {
       }
     }
     // Cannot happen: every halted lock holds one entry and there are 4 per CPU (BUG()).
-    std::fputs("pvlock: PV lock hash table full\n", stderr);
-    std::abort();
+    lock_check_failed("a free entry", "pv_hash(): the PV lock hash is full", __FILE__, __LINE__);
   }
 
   // pv_unhash(): only the lock's owner calls this, after seeing _Q_SLOW_VAL, so the entry
@@ -102,8 +100,8 @@ class PvLockHash {
       }
     }
     // Cannot happen: _Q_SLOW_VAL is only ever set after the hash entry was made (BUG()).
-    std::fputs("pvlock: PV lock hash entry missing\n", stderr);
-    std::abort();
+    lock_check_failed("an entry for the lock", "pv_unhash(): _Q_SLOW_VAL without a hash entry",
+                      __FILE__, __LINE__);
   }
 
   // Entries in use (tests and diagnostics).

@@ -24,6 +24,7 @@
 #include <limits>
 
 #include "pvlock/env/environment.hpp"
+#include "pvlock/lock/check.hpp"
 #include "pvlock/lock/pv_hooks.hpp"
 #include "pvlock/lock/qspinlock_node.hpp"
 #include "pvlock/lock/qspinlock_word.hpp"
@@ -209,6 +210,7 @@ class Qspinlock {
             static_cast<std::uint16_t>(tail >> kTailOffset), std::memory_order_acq_rel))
         << kTailOffset;
 
+    PVLOCK_LOCK_CHECK((old & kTailMask) != tail, "this CPU's node queued twice");
     NodeT* next = nullptr;
     if ((old & kTailMask) != 0) {
       NodeT* prev = decode_tail<Env>(old);
@@ -247,6 +249,8 @@ class Qspinlock {
     // Claim the lock. Alone in the queue (tail still ours): n,0,0 -> 0,0,1 in one cmpxchg
     // (PV may already hold it through stealing protection: n,0,1 -> 0,0,1). A pending bit
     // set meanwhile makes the cmpxchg fail, and that pender then queues behind us.
+    // Our node is queued, so the tail names it or a later waiter, never nobody.
+    PVLOCK_LOCK_CHECK((val & kTailMask) != 0, "the queue head found an empty tail");
     if ((val & kTailMask) == tail &&
         w_.val.compare_exchange(val, kLockedVal, std::memory_order_relaxed))
       return;
