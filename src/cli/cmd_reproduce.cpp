@@ -27,9 +27,9 @@ namespace {
 struct ReproduceArgs {
   bool quick = false;
   std::string only;
-  int jobs = -1;   // -1: not given (one per core)
-  int seeds = -1;  // -1: not given
-  int first_seed = 1;
+  int jobs = -1;        // -1: not given (one per core)
+  int seeds = -1;       // -1: not given
+  int first_seed = -1;  // -1: not given (each cell's scenario run.seed)
   bool json = false;
   bool check = false;
   bool explain = false;
@@ -51,8 +51,9 @@ void register_reproduce(CLI::App& app, Action& action) {
                   "Average every cell over run.seed 1..N, N in 1..1000 (default: each "
                   "experiment's own)");
   cmd->add_option("--first-seed", args->first_seed,
-                  "Start every cell's seeds at run.seed K instead of 1: another sample of the "
-                  "same runs, to see which verdicts the seeds decide");
+                  "Start every cell's seeds at run.seed K, 1..1000000, instead of its "
+                  "scenario's run.seed: another sample of the same runs, to see which verdicts "
+                  "the seeds decide");
   cmd->add_flag("--json", args->json, "Print one JSON object");
   cmd->add_flag("--check", args->check, "Exit 1 if any effect disagrees with its band");
   cmd->add_flag("--explain", args->explain,
@@ -67,7 +68,7 @@ void register_reproduce(CLI::App& app, Action& action) {
       ReproduceArgs a = *args;
       if (a.jobs != -1) check_jobs(a.jobs);
       if (a.seeds != -1) check_seeds(a.seeds);
-      if (a.first_seed < 1 || a.first_seed > 1'000'000)
+      if (a.first_seed != -1 && (a.first_seed < 1 || a.first_seed > 1'000'000))
         throw UsageError("--first-seed: must be between 1 and 1000000");
       if (a.jobs == -1)
         a.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -92,7 +93,10 @@ void register_reproduce(CLI::App& app, Action& action) {
       o.only = a.only;
       o.jobs = a.jobs;
       o.seeds = std::max(0, a.seeds);
-      o.first_seed = a.first_seed;
+      o.first_seed = std::max(0, a.first_seed);
+      o.scenario_seed = [](const std::string& path, const std::vector<std::string>& overrides) {
+        return scenario::load_scenario_file(path, overrides).run.seed;
+      };
       o.extra_overrides = a.sets;
       o.explain = a.explain;
       o.lock_missing = [](const std::string& lock) -> std::string {

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -20,8 +22,8 @@ std::vector<std::string> cell_overrides(const Experiment& ex, const Cell& cell,
   std::vector<std::string> overrides;
   if (options.quick) overrides = ex.quick_overrides;
   overrides.insert(overrides.end(), cell.overrides.begin(), cell.overrides.end());
-  if (seed > 0) overrides.push_back("run.seed=" + std::to_string(seed));
   overrides.insert(overrides.end(), options.extra_overrides.begin(), options.extra_overrides.end());
+  if (seed > 0) overrides.push_back("run.seed=" + std::to_string(seed));
   return overrides;
 }
 
@@ -31,7 +33,7 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
   struct Target {
     std::size_t exp, cell;
     int index;  // 0..N-1: which of the cell's N runs
-    int seed;   // its run.seed (first_seed + index), or 0: the scenario's own (one run)
+    int seed;   // its run.seed (first seed + index), or 0: the scenario's own (one run)
   };
   // One simulation per distinct (scenario, overrides): cells that differ only in the metric
   // they read (a profile share and a score of the same configuration) share it. Runs are
@@ -56,6 +58,8 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
   // lock the build lacks is, as "not run" with the reason.
   auto in_run = [&](const Cell& c) { return !options.quick || c.in_quick; };
   std::vector<std::vector<std::string>> not_run(chosen.size());
+  // first_seed_of[experiment][cell]: the cell's first run.seed (Options::first_seed).
+  std::vector<std::vector<int>> first_seed_of(chosen.size());
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     not_run[i].assign(chosen[i]->cells.size(), std::string());
     for (std::size_t c = 0; c < chosen[i]->cells.size(); ++c)
@@ -72,15 +76,33 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
     why[i].assign(ex.cells.size(), std::string());
     if (options.explain && n > 1)
       quarters[i].assign(ex.cells.size(), std::vector<std::string>(static_cast<std::size_t>(n)));
-    for (std::size_t c = 0; c < ex.cells.size(); ++c)
-      for (int k = 0; k < n && in_run(ex.cells[c]) && not_run[i][c].empty(); ++k) {
-        const int seed = n > 1 || options.first_seed != 1 ? options.first_seed + k : 0;
+    first_seed_of[i].assign(ex.cells.size(), 1);
+    for (std::size_t c = 0; c < ex.cells.size(); ++c) {
+      if (!in_run(ex.cells[c]) || !not_run[i][c].empty()) continue;
+      int first = options.first_seed;
+      if (first <= 0) {
+        const std::uint64_t s =
+            options.scenario_seed ? options.scenario_seed(ex.cells[c].scenario,
+                                                          cell_overrides(ex, ex.cells[c], options))
+                                  : 1;
+        if (s > static_cast<std::uint64_t>(std::numeric_limits<int>::max() - n))
+          throw std::invalid_argument(ex.id + "/" + ex.cells[c].name + ": run.seed " +
+                                      std::to_string(s) + " leaves no room for " +
+                                      std::to_string(n) + " seeds (at most " +
+                                      std::to_string(std::numeric_limits<int>::max() - n) + ")");
+        first = static_cast<int>(s);
+      }
+      first_seed_of[i][c] = first;
+      for (int k = 0; k < n; ++k) {
+        // One run without --first-seed: the scenario's own seed, no override.
+        const int seed = n > 1 || options.first_seed > 0 ? first + k : 0;
         auto key =
             std::make_pair(ex.cells[c].scenario, cell_overrides(ex, ex.cells[c], options, seed));
         auto [it, fresh] = job_of.try_emplace(key, jobs.size());
         if (fresh) jobs.push_back({key.first, key.second, {}});
         jobs[it->second].targets.push_back({i, c, k, seed});
       }
+    }
   }
 
   std::atomic<int> done{0};
@@ -138,7 +160,7 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
         skipped.published = ex.cells[c].published;
         skipped.simulated = std::nan("");
         skipped.unit = ex.cells[c].unit;
-        skipped.first_seed = options.first_seed;
+        skipped.first_seed = first_seed_of[i][c];
         skipped.not_run = not_run[i][c];
         r.cells.push_back(std::move(skipped));
         continue;
@@ -153,8 +175,9 @@ std::vector<ExperimentResult> run_experiments(const std::vector<Experiment>& exp
         sd = std::sqrt(sd / static_cast<double>(v.size() - 1));
       }
       r.cells.push_back({ex.cells[c].name, ex.cells[c].published, mean, ex.cells[c].unit,
-                         static_cast<int>(v.size()), options.first_seed, sd, stuck[i][c], why[i][c],
-                         v, quarters[i].empty() ? std::vector<std::string>() : quarters[i][c], ""});
+                         static_cast<int>(v.size()), first_seed_of[i][c], sd, stuck[i][c],
+                         why[i][c], v,
+                         quarters[i].empty() ? std::vector<std::string>() : quarters[i][c], ""});
     }
     auto value_of = [&](const std::string& name) {
       for (const CellResult& c : r.cells)

@@ -3,6 +3,7 @@
 // effects with the published ones.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -68,10 +69,13 @@ struct Options {
   // Seeds per cell for every experiment (`reproduce --seeds`); 0: each experiment's own
   // (`seeds`, or `[quick] seeds` under --quick).
   int seeds = 0;
-  // The first run.seed of every cell (`reproduce --first-seed`): seeds first_seed ..
-  // first_seed + N - 1, another sample of the same runs. With 1, an experiment that does
-  // not average over seeds keeps its scenario's own seed.
-  int first_seed = 1;
+  // The seed rule, the same as sweep's: a cell of N seeds runs run.seed S, S + 1, ...,
+  // S + N - 1, where S is the run.seed of the cell's scenario with the cell's overrides
+  // (scenario_seed below; 1 in every shipped scenario) -- or first_seed when it is > 0
+  // (`reproduce --first-seed`: another sample of the same runs).
+  int first_seed = 0;
+  // The run.seed of a scenario file under these overrides; unset: 1, the default.
+  std::function<std::uint64_t(const std::string&, const std::vector<std::string>&)> scenario_seed;
   // Applied to every cell after its own overrides (`reproduce --set`): a sensitivity study,
   // e.g. "every experiment on a quieter host". The published figures do not move with them.
   std::vector<std::string> extra_overrides;
@@ -88,8 +92,8 @@ using Runner =
     std::function<nlohmann::ordered_json(const std::string&, const std::vector<std::string>&)>;
 
 // The overrides a cell runs with: the experiment's [quick] ones under --quick, then the
-// cell's own, then run.seed = `seed` when the experiment averages over seeds (seed > 0),
-// then Options::extra_overrides.
+// cell's own, then Options::extra_overrides, then run.seed = `seed` when one is chosen
+// (seed > 0: the cell averages over seeds, or --first-seed was given).
 std::vector<std::string> cell_overrides(const Experiment& ex, const Cell& cell,
                                         const Options& options, int seed = 0);
 

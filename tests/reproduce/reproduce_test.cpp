@@ -12,6 +12,7 @@
 #include <fstream>
 #include <functional>
 #include <mutex>
+#include <set>
 
 #include "reproduce/uncertainty.hpp"
 
@@ -324,6 +325,50 @@ TEST(Reproduce, FirstSeedRunsAnotherSampleOfTheSameCells) {
   RecordingRunner r2;
   run_experiments(single, o, r2.scoring([](const auto&) { return 1.0; }));
   for (const auto& ov : r2.seen) EXPECT_EQ(ov.back(), "run.seed=7");
+}
+
+TEST(Reproduce, SeedsStartAtTheScenariosOwnSeedAsInASweep) {
+  // The one seed rule (sweep's too): N seeds are run.seed S .. S+N-1 of the cell's scenario
+  // under its overrides, a --set run.seed included; --first-seed replaces S.
+  TempDir d;
+  std::string text = with_seeds(3);
+  const auto exps = load_one(d, text);
+  Options o;
+  o.scenario_seed = [](const std::string&, const std::vector<std::string>& ov) {
+    std::uint64_t seed = 40;  // the file's own
+    for (const std::string& x : ov)
+      if (x.rfind("run.seed=", 0) == 0) seed = std::stoull(x.substr(9));
+    return seed;
+  };
+  RecordingRunner rec;
+  const auto results = run_experiments(exps, o, rec.scoring([](const auto&) { return 1.0; }));
+  std::set<std::string> seeds;
+  for (const auto& ov : rec.seen) seeds.insert(ov.back());
+  EXPECT_EQ(seeds, (std::set<std::string>{"run.seed=40", "run.seed=41", "run.seed=42"}));
+  EXPECT_EQ(results.at(0).cells.at(0).first_seed, 40);
+  EXPECT_EQ(to_json(results, 1.0)["experiments"][0]["cells"][0]["first_seed"], 40);
+
+  o.extra_overrides = {"run.seed=9"};  // reproduce --set run.seed=9: the start, not every run
+  RecordingRunner set;
+  run_experiments(exps, o, set.scoring([](const auto&) { return 1.0; }));
+  seeds.clear();
+  for (const auto& ov : set.seen) seeds.insert(ov.back());
+  EXPECT_EQ(seeds, (std::set<std::string>{"run.seed=9", "run.seed=10", "run.seed=11"}));
+
+  o.extra_overrides.clear();
+  o.first_seed = 100;
+  RecordingRunner first;
+  run_experiments(exps, o, first.scoring([](const auto&) { return 1.0; }));
+  seeds.clear();
+  for (const auto& ov : first.seen) seeds.insert(ov.back());
+  EXPECT_EQ(seeds, (std::set<std::string>{"run.seed=100", "run.seed=101", "run.seed=102"}));
+
+  o.first_seed = 0;
+  o.scenario_seed = [](const std::string&, const std::vector<std::string>&) {
+    return std::uint64_t{1} << 40;
+  };
+  EXPECT_THROW(run_experiments(exps, o, rec.scoring([](const auto&) { return 1.0; })),
+               std::invalid_argument);
 }
 
 TEST(Uncertainty, RatioStandardErrorAddsBothCellsRelativeSpread) {
