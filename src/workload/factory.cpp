@@ -3,6 +3,7 @@
 #include <string>
 
 #include "scenario/parse.hpp"
+#include "sim/context.hpp"
 #include "sim/guest/guest.hpp"
 #include "workload/ebizzy.hpp"
 #include "workload/estimates.hpp"
@@ -39,6 +40,8 @@ scenario::Dist ns(double v) {
 }  // namespace
 
 std::unique_ptr<Workload> make_workload(const scenario::WorkloadSpec& spec, sim::Guest& guest) {
+  // The workload's locks are this guest's kernel objects (RawSpinlock reads its policies).
+  const sim::GuestSetUp setup(guest);
   if (spec.type == "lockloop") return make_lockloop(spec, guest);
   if (spec.type == "torture") return make_torture(spec, guest);
   if (spec.type == "ebizzy") return make_ebizzy(spec, guest);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The kernel mutex: semantics, the HANDOFF/PICKUP protocol (forced step by step with
-// HookEnv), owner-spinning that stops on a preempted owner vCPU, and torture-style mutual
+// OsqHookEnv), owner-spinning that stops on a preempted owner vCPU, and torture-style mutual
 // exclusion at 1x-4x threads per core.
 #include "pvlock/lock/mutex.hpp"
 
@@ -20,10 +20,10 @@ namespace pvlock {
 namespace {
 
 using testing::eventually;
-using testing::HookEnv;
 using testing::on_cpu;
+using testing::OsqHookEnv;
 using testing::task_of;
-using M = Mutex<HookEnv>;
+using M = Mutex<OsqHookEnv>;
 
 std::uint64_t counter(LockEvent e) { return NativeEnv::read_counters()[e]; }
 
@@ -59,10 +59,10 @@ bool sleeping(int cpu) { return !NativeEnv::task_on_cpu(task_of(cpu)); }
 void first_waiter_overtaken(M& m, Holder& a, int ka, Holder& b, int kb, Holder& c, int kc) {
   a.start(m, ka);
   ASSERT_TRUE(eventually([&] { return a.acquired.load(); }));
-  HookEnv::hooks().resched[kb] = true;
+  OsqHookEnv::hooks().resched[kb] = true;
   b.start(m, kb);
   ASSERT_TRUE(eventually([&] { return (m.owner_word() & M::kWaiters) != 0 && sleeping(kb); }));
-  HookEnv::hooks().hold_after_wake[kb] = true;
+  OsqHookEnv::hooks().hold_after_wake[kb] = true;
   a.finish();
   c.start(m, kc);
   ASSERT_TRUE(eventually([&] { return c.acquired.load(); }));
@@ -91,12 +91,12 @@ TEST_F(MutexTest, WokenFirstWaiterThatLosesGetsTheNextUnlockByHandoff) {
   EXPECT_EQ(m.owner(), task_of(kC));
 
   // B retries as the first waiter, loses, and claims HANDOFF before sleeping again.
-  HookEnv::hooks().hold_after_wake[kB] = false;
+  OsqHookEnv::hooks().hold_after_wake[kB] = false;
   ASSERT_TRUE(eventually([&] { return (m.owner_word() & M::kHandoff) != 0 && sleeping(kB); }));
   EXPECT_FALSE(b.acquired.load());
 
   // C's unlock must hand the lock to B (PICKUP) instead of releasing it.
-  HookEnv::hooks().hold_after_wake[kB] = true;
+  OsqHookEnv::hooks().hold_after_wake[kB] = true;
   c.finish();
   EXPECT_EQ(m.owner(), task_of(kB));
   EXPECT_NE(m.owner_word() & M::kPickup, 0u);
@@ -104,7 +104,7 @@ TEST_F(MutexTest, WokenFirstWaiterThatLosesGetsTheNextUnlockByHandoff) {
   EXPECT_FALSE(m.try_lock());  // nobody can steal a handed-off lock
   EXPECT_EQ(counter(LockEvent::mutex_handoff), 1u);
 
-  HookEnv::hooks().hold_after_wake[kB] = false;
+  OsqHookEnv::hooks().hold_after_wake[kB] = false;
   ASSERT_TRUE(eventually([&] { return b.acquired.load(); }));
   EXPECT_EQ(m.owner_word(), reinterpret_cast<std::uintptr_t>(task_of(kB)));  // flags cleared
   b.finish();
@@ -115,27 +115,27 @@ TEST_F(MutexTest, WokenFirstWaiterThatLosesGetsTheNextUnlockByHandoff) {
 TEST_F(MutexTest, WithoutHandoffTheWokenWaiterOnlyRetries) {
   // Before 9d659ae14b54 (v4.10): the woken first waiter that loses neither claims HANDOFF
   // nor spins; it sleeps again and the next unlock simply releases the lock.
-  HookEnv::policies().handoff.mutex = false;
+  OsqHookEnv::policies().handoff.mutex = false;
   constexpr int kA = 241, kB = 242, kC = 243;
   M m;
   Holder a, b, c;
   first_waiter_overtaken(m, a, kA, b, kB, c, kC);
 
   // B wakes, loses to C and goes back to sleep without HANDOFF.
-  HookEnv::hooks().hold_after_wake[kB] = false;
+  OsqHookEnv::hooks().hold_after_wake[kB] = false;
   ASSERT_TRUE(eventually([&] { return counter(LockEvent::mutex_sleep) >= 2 && sleeping(kB); }));
   EXPECT_EQ(m.owner_word() & M::kHandoff, 0u);
   EXPECT_FALSE(b.acquired.load());
 
   // C's unlock releases the word (WAITERS stays) and wakes B, who can still be overtaken.
-  HookEnv::hooks().hold_after_wake[kB] = true;
+  OsqHookEnv::hooks().hold_after_wake[kB] = true;
   c.finish();
   EXPECT_EQ(m.owner_word(), M::kWaiters);
   ASSERT_TRUE(m.try_lock());  // a running task steals the free lock
   m.unlock();
   EXPECT_EQ(counter(LockEvent::mutex_handoff), 0u);
 
-  HookEnv::hooks().hold_after_wake[kB] = false;
+  OsqHookEnv::hooks().hold_after_wake[kB] = false;
   ASSERT_TRUE(eventually([&] { return b.acquired.load(); }));
   b.finish();
   EXPECT_FALSE(m.is_locked());
@@ -144,7 +144,7 @@ TEST_F(MutexTest, WithoutHandoffTheWokenWaiterOnlyRetries) {
 class MutexPreemptedOwner : public MutexTest, public ::testing::WithParamInterface<int> {};
 
 TEST_P(MutexPreemptedOwner, SpinnerStopsWhenOwnerVcpuIsPreempted) {
-  HookEnv::policies().owner_spin.preempt_check_period = static_cast<std::uint32_t>(GetParam());
+  OsqHookEnv::policies().owner_spin.preempt_check_period = static_cast<std::uint32_t>(GetParam());
   constexpr int kA = 241, kB = 242;
   M m;
   Holder a, b;
@@ -155,7 +155,7 @@ TEST_P(MutexPreemptedOwner, SpinnerStopsWhenOwnerVcpuIsPreempted) {
   ASSERT_TRUE(eventually([&] { return m.osq_busy(); }));
   EXPECT_EQ(counter(LockEvent::mutex_opt_spin), 1u);
 
-  HookEnv::hooks().preempted[kA] = true;
+  OsqHookEnv::hooks().preempted[kA] = true;
   ASSERT_TRUE(eventually([&] { return sleeping(kB); }));
   EXPECT_EQ(counter(LockEvent::mutex_spin_preempted), 1u);
   EXPECT_EQ(counter(LockEvent::mutex_opt_fail), 1u);
@@ -172,13 +172,13 @@ INSTANTIATE_TEST_SUITE_P(CheckPeriod, MutexPreemptedOwner, ::testing::Values(1, 
 TEST_F(MutexTest, PeriodZeroNeverConsultsVcpuIsPreempted) {
   // Kernels before v4.9 (seed 003's "before" and "after" alike): the spinner keeps spinning
   // on an owner whose vCPU is preempted, until the owner releases the lock.
-  HookEnv::policies().owner_spin.preempt_check_period = 0;
+  OsqHookEnv::policies().owner_spin.preempt_check_period = 0;
   constexpr int kA = 251, kB = 252;
   M m;
   Holder a, b;
   a.start(m, kA);
   ASSERT_TRUE(eventually([&] { return a.acquired.load(); }));
-  HookEnv::hooks().preempted[kA] = true;
+  OsqHookEnv::hooks().preempted[kA] = true;
   b.start(m, kB);
   ASSERT_TRUE(eventually([&] { return m.osq_busy(); }));
   EXPECT_EQ(counter(LockEvent::mutex_opt_spin), 1u);
@@ -197,7 +197,7 @@ TEST_F(MutexTest, NoSpinningOnAnAlreadyPreemptedOwner) {
   Holder a, b;
   a.start(m, kA);
   ASSERT_TRUE(eventually([&] { return a.acquired.load(); }));
-  HookEnv::hooks().preempted[kA] = true;  // owner_on_cpu() is false: skip the OSQ entirely
+  OsqHookEnv::hooks().preempted[kA] = true;  // owner_on_cpu() is false: skip the OSQ entirely
   b.start(m, kB);
   ASSERT_TRUE(eventually([&] { return sleeping(kB); }));
   EXPECT_EQ(counter(LockEvent::mutex_opt_spin), 0u);
@@ -208,7 +208,7 @@ TEST_F(MutexTest, NoSpinningOnAnAlreadyPreemptedOwner) {
 }
 
 TEST_F(MutexTest, SpinOnOwnerOffGoesStraightToSleep) {
-  HookEnv::policies().owner_spin.spin_on_owner = false;
+  OsqHookEnv::policies().owner_spin.spin_on_owner = false;
   constexpr int kA = 245, kB = 246;
   M m;
   Holder a, b;

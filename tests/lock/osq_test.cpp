@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The optimistic spin queue: hand-off, and the unqueue paths (steps A, B, C of osq_lock.c)
-// forced at chosen moments with HookEnv's need_resched() / vcpu_is_preempted().
+// forced at chosen moments with OsqHookEnv's need_resched() / vcpu_is_preempted().
 #include "pvlock/lock/osq.hpp"
 
 #include <gtest/gtest.h>
@@ -17,9 +17,9 @@ namespace pvlock {
 namespace {
 
 using testing::eventually;
-using testing::HookEnv;
 using testing::on_cpu;
-using Q = Osq<HookEnv>;
+using testing::OsqHookEnv;
+using Q = Osq<OsqHookEnv>;
 
 constexpr int kA = 201, kB = 202, kC = 203, kD = 204;
 
@@ -64,7 +64,7 @@ TEST_F(OsqTest, UncontendedLockAndUnlock) {
   Q q;
   EXPECT_FALSE(q.is_locked());
   ASSERT_TRUE(q.lock());
-  EXPECT_EQ(q.tail(), Q::encode_cpu(HookEnv::cpu()));
+  EXPECT_EQ(q.tail(), Q::encode_cpu(OsqHookEnv::cpu()));
   q.unlock();
   EXPECT_FALSE(q.is_locked());
   EXPECT_EQ(counter(LockEvent::osq_lock), 0u);
@@ -90,7 +90,7 @@ TEST_F(OsqTest, LastWaiterLeavesOnNeedReschedAndMovesTailBack) {
   a.start(q, kA);
   ASSERT_TRUE(eventually([&] { return a.result == 1; }));
   enqueue(q, b, kB, kA);
-  HookEnv::hooks().resched[kB] = true;
+  OsqHookEnv::hooks().resched[kB] = true;
   b.t.join();
   EXPECT_EQ(b.result, 0);
   // Step A undid A->next, step B handed the tail back to A.
@@ -103,13 +103,13 @@ TEST_F(OsqTest, LastWaiterLeavesOnNeedReschedAndMovesTailBack) {
 }
 
 TEST_F(OsqTest, WaiterLeavesWhenPredecessorVcpuIsPreempted) {
-  HookEnv::policies().osq.break_on_prev_preempted = true;
+  OsqHookEnv::policies().osq.break_on_prev_preempted = true;
   Q q;
   Waiter a, b;
   a.start(q, kA);
   ASSERT_TRUE(eventually([&] { return a.result == 1; }));
   enqueue(q, b, kB, kA);
-  HookEnv::hooks().preempted[kA] = true;  // the predecessor's vCPU, not the waiter's own
+  OsqHookEnv::hooks().preempted[kA] = true;  // the predecessor's vCPU, not the waiter's own
   b.t.join();
   EXPECT_EQ(b.result, 0);
   EXPECT_EQ(counter(LockEvent::osq_unqueue), 1u);
@@ -119,15 +119,16 @@ TEST_F(OsqTest, WaiterLeavesWhenPredecessorVcpuIsPreempted) {
 }
 
 TEST_F(OsqTest, OnlyThePredecessorsPreemptionCounts) {
-  HookEnv::policies().osq.break_on_prev_preempted = true;
+  OsqHookEnv::policies().osq.break_on_prev_preempted = true;
   Q q;
   Waiter a, b;
   a.start(q, kA);
   ASSERT_TRUE(eventually([&] { return a.result == 1; }));
   enqueue(q, b, kB, kA);
-  HookEnv::hooks().preempted[kB] = true;  // the waiter's own vCPU: irrelevant to the OSQ
-  const std::uint64_t before = HookEnv::hooks().preempted_calls.load();
-  ASSERT_TRUE(eventually([&] { return HookEnv::hooks().preempted_calls.load() > before + 1000; }));
+  OsqHookEnv::hooks().preempted[kB] = true;  // the waiter's own vCPU: irrelevant to the OSQ
+  const std::uint64_t before = OsqHookEnv::hooks().preempted_calls.load();
+  ASSERT_TRUE(
+      eventually([&] { return OsqHookEnv::hooks().preempted_calls.load() > before + 1000; }));
   EXPECT_EQ(b.result, -1);
   a.finish();
   ASSERT_TRUE(eventually([&] { return b.result == 1; }));
@@ -136,17 +137,17 @@ TEST_F(OsqTest, OnlyThePredecessorsPreemptionCounts) {
 }
 
 TEST_F(OsqTest, KnobOffIgnoresPreemptedPredecessor) {
-  HookEnv::policies().osq.break_on_prev_preempted = false;
+  OsqHookEnv::policies().osq.break_on_prev_preempted = false;
   Q q;
   Waiter a, b;
   a.start(q, kA);
   ASSERT_TRUE(eventually([&] { return a.result == 1; }));
   enqueue(q, b, kB, kA);
-  HookEnv::hooks().preempted[kA] = true;
+  OsqHookEnv::hooks().preempted[kA] = true;
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_EQ(b.result, -1);
   // Without seed 003 the spin never even asks.
-  EXPECT_EQ(HookEnv::hooks().preempted_calls.load(), 0u);
+  EXPECT_EQ(OsqHookEnv::hooks().preempted_calls.load(), 0u);
   a.finish();
   ASSERT_TRUE(eventually([&] { return b.result == 1; }));
   b.finish();
@@ -160,7 +161,7 @@ TEST_F(OsqTest, MiddleWaiterLeavesAndSplicesItsNeighbours) {
   ASSERT_TRUE(eventually([&] { return a.result == 1; }));
   enqueue(q, b, kB, kA);
   enqueue(q, c, kC, kB);
-  HookEnv::hooks().resched[kB] = true;
+  OsqHookEnv::hooks().resched[kB] = true;
   b.t.join();
   EXPECT_EQ(b.result, 0);
   // Step C: C's prev is A and A's next is C; the tail stays with C.
@@ -177,7 +178,7 @@ TEST_F(OsqTest, AdjacentWaitersLeavingTogetherKeepTheQueueIntact) {
   // B and C unqueue at the same moment: C's step A races with B's steps B/C, so C may have
   // to reload a prev rewritten by B. Repeated to vary the interleaving.
   for (int round = 0; round < 20; ++round) {
-    HookEnv::reset_hooks();
+    OsqHookEnv::reset_hooks();
     Q q;
     Waiter a, b, c, d;
     a.start(q, kA);
@@ -185,8 +186,8 @@ TEST_F(OsqTest, AdjacentWaitersLeavingTogetherKeepTheQueueIntact) {
     enqueue(q, b, kB, kA);
     enqueue(q, c, kC, kB);
     enqueue(q, d, kD, kC);
-    HookEnv::hooks().resched[kC] = true;
-    HookEnv::hooks().resched[kB] = true;
+    OsqHookEnv::hooks().resched[kC] = true;
+    OsqHookEnv::hooks().resched[kB] = true;
     b.t.join();
     c.t.join();
     EXPECT_EQ(b.result, 0);
@@ -206,13 +207,13 @@ TEST_F(OsqTest, LeavingRacesWithUnlock) {
   // to the unlock) or left cleanly; the queue is consistent either way.
   int got = 0, left = 0;
   for (int round = 0; round < 200; ++round) {
-    HookEnv::reset_hooks();
+    OsqHookEnv::reset_hooks();
     Q q;
     Waiter a, b;
     a.start(q, kA);
     ASSERT_TRUE(eventually([&] { return a.result == 1; }));
     enqueue(q, b, kB, kA);
-    HookEnv::hooks().resched[kB] = true;
+    OsqHookEnv::hooks().resched[kB] = true;
     a.finish();
     ASSERT_TRUE(eventually([&] { return b.result != -1; }));
     if (b.result == 1) {
@@ -231,7 +232,7 @@ TEST_F(OsqTest, LeavingRacesWithUnlock) {
 TEST_F(OsqTest, StressWithRandomDepartures) {
   // Waiters leave at random (need_resched and preempted predecessors toggled by a chaos
   // thread); owners must never overlap and the queue must drain.
-  HookEnv::policies().osq.break_on_prev_preempted = true;
+  OsqHookEnv::policies().osq.break_on_prev_preempted = true;
   Q q;
   constexpr int kThreads = 6;
   std::atomic<int> owners{0};
@@ -247,7 +248,7 @@ TEST_F(OsqTest, StressWithRandomDepartures) {
           continue;
         }
         if (owners.fetch_add(1) != 0) overlaps.fetch_add(1);
-        for (int k = 0; k < 50; ++k) HookEnv::cpu_relax();
+        for (int k = 0; k < 50; ++k) OsqHookEnv::cpu_relax();
         owners.fetch_sub(1);
         q.unlock();
         acquired.fetch_add(1);
@@ -257,7 +258,7 @@ TEST_F(OsqTest, StressWithRandomDepartures) {
     std::mt19937 rng(7);
     while (!stop.load()) {
       const int c = 210 + static_cast<int>(rng() % kThreads);
-      auto& flag = (rng() & 1) ? HookEnv::hooks().resched[c] : HookEnv::hooks().preempted[c];
+      auto& flag = (rng() & 1) ? OsqHookEnv::hooks().resched[c] : OsqHookEnv::hooks().preempted[c];
       flag = true;
       std::this_thread::yield();
       flag = false;

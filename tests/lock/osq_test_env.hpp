@@ -20,7 +20,7 @@
 
 namespace pvlock::testing {
 
-struct HookEnv : NativeEnv {
+struct OsqHookEnv : NativeEnv {
   static constexpr int kCpus = native::kMaxCpus;
   struct Hooks {
     std::array<std::atomic<bool>, kCpus> resched{};          // need_resched() per CPU
@@ -65,7 +65,7 @@ struct HookEnv : NativeEnv {
     while (hooks().hold_after_wake[cpu()].load()) std::this_thread::yield();
   }
 };
-static_assert(Environment<HookEnv>);
+static_assert(Environment<OsqHookEnv>);
 
 // Polls `cond` (yielding) until it holds; false after a generous safety limit, so a broken
 // lock fails the test instead of hanging it. Never used to assert a duration.
@@ -92,13 +92,13 @@ inline native::Task* task_of(int cpu) { return &NativeEnv::per_cpu<native::Task>
 class HookEnvTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    HookEnv::reset_hooks();
-    saved_ = HookEnv::policies();
+    OsqHookEnv::reset_hooks();
+    saved_ = OsqHookEnv::policies();
     NativeEnv::reset_counters();
   }
   void TearDown() override {
-    HookEnv::policies() = saved_;
-    HookEnv::reset_hooks();
+    OsqHookEnv::policies() = saved_;
+    OsqHookEnv::reset_hooks();
   }
   LockPolicies saved_{};
 };

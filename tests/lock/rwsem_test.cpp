@@ -2,7 +2,7 @@
 // The kernel rw_semaphore: reader/writer semantics, writers' time-limited spinning on
 // readers (NONSPINNABLE), writer hand-off after the wait timeout, reader stealing and its
 // limit, and torture-style exclusion with readers at 1x-4x threads per core. Clock-driven
-// paths use HookEnv's fake clock, so no test depends on wall time.
+// paths use OsqHookEnv's fake clock, so no test depends on wall time.
 #include "pvlock/lock/rwsem.hpp"
 
 #include <gtest/gtest.h>
@@ -22,17 +22,17 @@ namespace pvlock {
 namespace {
 
 using testing::eventually;
-using testing::HookEnv;
 using testing::on_cpu;
+using testing::OsqHookEnv;
 using testing::task_of;
-using R = RwSem<HookEnv>;
+using R = RwSem<OsqHookEnv>;
 
 std::uint64_t counter(LockEvent e) { return NativeEnv::read_counters()[e]; }
 bool sleeping(int cpu) { return !NativeEnv::task_on_cpu(task_of(cpu)); }
 
 class RwSemTest : public testing::HookEnvTest {
  protected:
-  static void advance_clock(std::int64_t ns) { HookEnv::hooks().clock.fetch_add(ns); }
+  static void advance_clock(std::int64_t ns) { OsqHookEnv::hooks().clock.fetch_add(ns); }
 };
 
 // A thread on a fixed CPU that takes the rwsem (shared or exclusive), records when, and
@@ -93,7 +93,7 @@ TEST(RwSemWord, ReaderSpinLimitIsTenPlusHalfTheReadersCappedAt25us) {
 }
 
 TEST_F(RwSemTest, WriterSpinOnReadersTimesOutAndMarksNonspinnable) {
-  HookEnv::hooks().fake_clock = true;
+  OsqHookEnv::hooks().fake_clock = true;
   constexpr int kR = 251, kW1 = 252, kW2 = 253;
   R r;
   Holder reader, w1, w2;
@@ -105,7 +105,7 @@ TEST_F(RwSemTest, WriterSpinOnReadersTimesOutAndMarksNonspinnable) {
   // ThreadSanitizer) could start its limit after the clock has been advanced below.
   w1.start(r, kW1, false);
   ASSERT_TRUE(eventually([&] { return r.osq_busy(); }));
-  ASSERT_TRUE(eventually([&] { return HookEnv::hooks().clock_reads.load() > 0; }));
+  ASSERT_TRUE(eventually([&] { return OsqHookEnv::hooks().clock_reads.load() > 0; }));
   // One reader: the limit is 10.5 us of (fake) sched_clock. 10 us is not enough...
   advance_clock(10'000);
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -144,18 +144,18 @@ void waiting_writer_overtaken(R& r, std::atomic<int>& seq, Holder& w1, int k1, H
                               Holder& w3, int k3, std::int64_t waited_ns) {
   w1.start(r, k1, false, &seq);
   ASSERT_TRUE(eventually([&] { return w1.acquired.load(); }));
-  HookEnv::hooks().resched[k2] = true;
+  OsqHookEnv::hooks().resched[k2] = true;
   w2.start(r, k2, false, &seq);
   ASSERT_TRUE(eventually([&] { return sleeping(k2); }));
-  HookEnv::hooks().clock.fetch_add(waited_ns);  // the fake clock (fake_clock = true)
-  HookEnv::hooks().hold_after_wake[k2] = true;
+  OsqHookEnv::hooks().clock.fetch_add(waited_ns);  // the fake clock (fake_clock = true)
+  OsqHookEnv::hooks().hold_after_wake[k2] = true;
   w1.finish();
   w3.start(r, k3, false, &seq);
   ASSERT_TRUE(eventually([&] { return w3.acquired.load(); }));
 }
 
 TEST_F(RwSemTest, WriterWaitingBeyondTimeoutGetsHandoff) {
-  HookEnv::hooks().fake_clock = true;
+  OsqHookEnv::hooks().fake_clock = true;
   constexpr int kW1 = 261, kW2 = 262, kW3 = 263, kW4 = 264;
   std::atomic<int> seq{0};
   R r;
@@ -166,13 +166,13 @@ TEST_F(RwSemTest, WriterWaitingBeyondTimeoutGetsHandoff) {
   EXPECT_EQ(counter(LockEvent::rwsem_opt_lock), 1u);
 
   // W2 retries, fails, and having waited > 4 ms sets HANDOFF before sleeping again.
-  HookEnv::hooks().hold_after_wake[kW2] = false;
+  OsqHookEnv::hooks().hold_after_wake[kW2] = false;
   ASSERT_TRUE(
       eventually([&] { return (r.count_word() & rwsem::kFlagHandoff) != 0 && sleeping(kW2); }));
   EXPECT_EQ(counter(LockEvent::rwsem_wlock_handoff), 1u);
 
   // From now on nobody overtakes W2: W3's release leaves the lock free but reserved.
-  HookEnv::hooks().hold_after_wake[kW2] = true;
+  OsqHookEnv::hooks().hold_after_wake[kW2] = true;
   w3.finish();
   EXPECT_FALSE(r.is_locked());
   EXPECT_FALSE(r.try_lock());
@@ -181,7 +181,7 @@ TEST_F(RwSemTest, WriterWaitingBeyondTimeoutGetsHandoff) {
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
   EXPECT_FALSE(w4.acquired.load());
 
-  HookEnv::hooks().hold_after_wake[kW2] = false;
+  OsqHookEnv::hooks().hold_after_wake[kW2] = false;
   ASSERT_TRUE(eventually([&] { return w2.acquired.load(); }));
   EXPECT_EQ(r.count_word() & rwsem::kFlagHandoff, 0u);
   w2.finish();
@@ -197,8 +197,8 @@ TEST_F(RwSemTest, WriterWaitingBeyondTimeoutGetsHandoff) {
 TEST_F(RwSemTest, WithoutHandoffAStarvedWriterNeverReservesTheLock) {
   // Before 4f23dbc1e657 (v5.3) there was no RWSEM_FLAG_HANDOFF: a writer that has waited far
   // beyond 4 ms still only retries, and a spinner may steal the lock from it again.
-  HookEnv::policies().handoff.rwsem = false;
-  HookEnv::hooks().fake_clock = true;
+  OsqHookEnv::policies().handoff.rwsem = false;
+  OsqHookEnv::hooks().fake_clock = true;
   constexpr int kW1 = 271, kW2 = 272, kW3 = 273, kW4 = 274;
   std::atomic<int> seq{0};
   R r;
@@ -206,18 +206,18 @@ TEST_F(RwSemTest, WithoutHandoffAStarvedWriterNeverReservesTheLock) {
   waiting_writer_overtaken(r, seq, w1, kW1, w2, kW2, w3, kW3, 100 * rwsem::kWaitTimeoutNs);
 
   // W2 retries, fails and sleeps again: no HANDOFF however long it waited.
-  HookEnv::hooks().hold_after_wake[kW2] = false;
+  OsqHookEnv::hooks().hold_after_wake[kW2] = false;
   ASSERT_TRUE(
       eventually([&] { return counter(LockEvent::rwsem_sleep_writer) >= 1 && sleeping(kW2); }));
   EXPECT_EQ(r.count_word() & rwsem::kFlagHandoff, 0u);
 
   // W3's release leaves the lock free for anyone: W4 (a spinner) overtakes W2 again.
-  HookEnv::hooks().hold_after_wake[kW2] = true;
+  OsqHookEnv::hooks().hold_after_wake[kW2] = true;
   w3.finish();
   w4.start(r, kW4, false, &seq);
   ASSERT_TRUE(eventually([&] { return w4.acquired.load(); }));
   w4.finish();
-  HookEnv::hooks().hold_after_wake[kW2] = false;
+  OsqHookEnv::hooks().hold_after_wake[kW2] = false;
   ASSERT_TRUE(eventually([&] { return w2.acquired.load(); }));
   w2.finish();
   EXPECT_EQ(w3.order.load(), 1);
@@ -234,7 +234,7 @@ TEST_F(RwSemTest, ReadersDoNotStealFromAQueuedWriterWhileReaderOwned) {
   Holder r1, w, r2;
   r1.start(r, kR1, true, &seq);
   ASSERT_TRUE(eventually([&] { return r1.acquired.load(); }));
-  HookEnv::hooks().resched[kW] = true;  // no spinning: W queues behind the reader
+  OsqHookEnv::hooks().resched[kW] = true;  // no spinning: W queues behind the reader
   w.start(r, kW, false, &seq);
   ASSERT_TRUE(eventually([&] { return sleeping(kW); }));
 
@@ -261,17 +261,17 @@ TEST_F(RwSemTest, ReaderStealsAFreeLockFromAWokenWriter) {
   Holder w1, w2, rd;
   w1.start(r, kW1, false);
   ASSERT_TRUE(eventually([&] { return w1.acquired.load(); }));
-  HookEnv::hooks().resched[kW2] = true;
+  OsqHookEnv::hooks().resched[kW2] = true;
   w2.start(r, kW2, false);
   ASSERT_TRUE(eventually([&] { return sleeping(kW2); }));
 
-  HookEnv::hooks().hold_after_wake[kW2] = true;
+  OsqHookEnv::hooks().hold_after_wake[kW2] = true;
   w1.finish();  // free, WAITERS set, W2 woken but not yet running
   rd.start(r, kR, true);
   ASSERT_TRUE(eventually([&] { return rd.acquired.load(); }));
   EXPECT_EQ(counter(LockEvent::rwsem_rlock_steal), 1u);
 
-  HookEnv::hooks().hold_after_wake[kW2] = false;
+  OsqHookEnv::hooks().hold_after_wake[kW2] = false;
   // W2 lost the race and sleeps again; the reader, last out, wakes it.
   ASSERT_TRUE(eventually([&] { return sleeping(kW2); }));
   rd.finish();

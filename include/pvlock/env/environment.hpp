@@ -27,6 +27,9 @@
 //                            schedule(), wake_up_process(). block() may return spuriously.
 //   Env::now_ns()            sched_clock() / local_clock().
 //   Env::count(event, n)     lockevent_add(); see env/lock_events.hpp.
+// Optional (an Env without them runs with interrupts always enabled):
+//   Env::irq_disable(), irq_enable(), irqs_disabled()   local_irq_disable/enable(),
+//                            irqs_disabled(); reached through env_irq_*() below.
 #pragma once
 
 #include <atomic>  // std::memory_order in AtomicOf
@@ -174,6 +177,40 @@ concept Environment = requires(int cpu, LockEvent ev, std::uint64_t n, SpinBudge
 template <class SubAtomic, class WordAtomic>
 SubAtomic& subword_view(WordAtomic& word, std::size_t byte_offset) {
   return *reinterpret_cast<SubAtomic*>(reinterpret_cast<unsigned char*>(&word) + byte_offset);
+}
+
+// local_irq_disable() and friends, for an Env that models interrupts. The simulator does:
+// with IRQs off the guest's tick (and so its preemption) waits, and a halt can only be ended
+// by a kick. Natively a process cannot mask interrupts: the calls are absent or no-ops.
+template <class E>
+void env_irq_disable() {
+  if constexpr (requires { E::irq_disable(); }) E::irq_disable();
+}
+template <class E>
+void env_irq_enable() {
+  if constexpr (requires { E::irq_enable(); }) E::irq_enable();
+}
+template <class E>
+bool env_irqs_disabled() {
+  if constexpr (requires { E::irqs_disabled(); }) {
+    return E::irqs_disabled();
+  } else {
+    return false;
+  }
+}
+// local_irq_save() / local_irq_restore(): the flags say whether IRQs were already off.
+struct IrqFlags {
+  bool were_disabled = false;
+};
+template <class E>
+IrqFlags env_irq_save() {
+  const IrqFlags f{env_irqs_disabled<E>()};
+  env_irq_disable<E>();
+  return f;
+}
+template <class E>
+void env_irq_restore(IrqFlags f) {
+  if (!f.were_disabled) env_irq_enable<E>();
 }
 
 // owner_on_cpu() from include/linux/sched.h: the owner is running and, in a guest, its

@@ -222,6 +222,10 @@ struct NativeEnv {
   }
   static void preempt_disable() {}
   static void preempt_enable() {}
+  // A process cannot mask interrupts: IRQs are always on.
+  static void irq_disable() {}
+  static void irq_enable() {}
+  static bool irqs_disabled() { return false; }
 
   // ---- Halt / kick -----------------------------------------------------------------------
   static void pv_wait(atomic<std::uint8_t>* ptr, std::uint8_t val) {

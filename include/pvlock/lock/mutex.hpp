@@ -17,7 +17,8 @@
 // exactly the waste vcpu_is_preempted() exists to avoid; how often the spinner consults it
 // is the knob of seed 004 (policies().owner_spin.preempt_check_period).
 //
-// WaitLock is the spinlock guarding the wait list (the kernel's raw_spinlock_t wait_lock).
+// wait_lock, the raw_spinlock_t guarding the wait list, is the kernel's spinlock
+// (raw_spinlock.hpp), taken with IRQs on as v6.1 does (raw_spin_lock).
 #pragma once
 
 #include <atomic>
@@ -28,11 +29,11 @@
 #include "pvlock/env/environment.hpp"
 #include "pvlock/lock/mutex_wait_list.hpp"
 #include "pvlock/lock/osq.hpp"
-#include "pvlock/lock/tas.hpp"
+#include "pvlock/lock/raw_spinlock.hpp"
 
 namespace pvlock {
 
-template <Environment Env, class WaitLock = TasLock<Env>>
+template <Environment Env>
 class Mutex {
  public:
   using Task = typename Env::task;
@@ -67,6 +68,7 @@ class Mutex {
   Task* owner() const { return owner_task(owner_.load(std::memory_order_relaxed)); }
   std::uintptr_t owner_word() const { return owner_.load(std::memory_order_relaxed); }
   bool osq_busy() const { return osq_.is_locked(); }
+  const RawSpinlock<Env>& wait_lock() const { return wait_lock_; }
 
  private:
   // struct mutex_waiter, on the sleeping task's stack.
@@ -291,7 +293,7 @@ class Mutex {
   }
 
   typename Env::template atomic<std::uintptr_t> owner_{};
-  WaitLock wait_lock_;
+  RawSpinlock<Env> wait_lock_;
   WaitList<Env, Waiter> waiters_;
   Osq<Env> osq_;
 };

@@ -61,11 +61,36 @@ struct HandoffPolicy {
   bool rwsem = true;
 };
 
+// Which spinlock implements this kernel's raw_spinlock_t, as the wait_lock of the mutex and
+// the rwsem. A kernel picks it once at boot (native_pv_lock_init / kvm_spinlock_init): the
+// native qspinlock, the PV one when the host can unhalt, test-and-set under virt_spin_lock.
+// ticket and mcs stand for kernels (or guests) configured with those spinlocks. The PV and
+// virt_spin_lock knobs above apply to the wait_lock as to every other spinlock of the kernel.
+enum class RawSpinlockKind : std::uint8_t { tas, ticket, mcs, qspinlock, pvqspinlock };
+
+// Its name, as the lock registry spells that spinlock.
+inline constexpr const char* raw_spinlock_kind_name(RawSpinlockKind k) {
+  switch (k) {
+    case RawSpinlockKind::tas:
+      return "tas";
+    case RawSpinlockKind::ticket:
+      return "ticket";
+    case RawSpinlockKind::mcs:
+      return "mcs";
+    case RawSpinlockKind::qspinlock:
+      return "qspinlock";
+    case RawSpinlockKind::pvqspinlock:
+      return "pvqspinlock";
+  }
+  return "?";
+}
+
 struct LockPolicies {
   QspinlockPolicy qspinlock;
   OsqPolicy osq;
   OwnerSpinPolicy owner_spin;
   HandoffPolicy handoff;
+  RawSpinlockKind raw_spinlock = RawSpinlockKind::tas;
 };
 
 }  // namespace pvlock

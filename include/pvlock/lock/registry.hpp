@@ -68,16 +68,18 @@ void for_each_lock(F&& f) {
                LockKind::spin,
                "paravirt qspinlock: waiters halt after a spin and are kicked; hybrid lock stealing",
                {"spin_threshold", "prev_check_mask", "wait_early", "hybrid_stealing"}});
-  f.template operator()<Mutex<Env>>(LockInfo{
-      "mutex",
-      LockKind::sleeping,
-      "kernel mutex: OSQ-gated spinning on a running owner, FIFO sleepers, hand-off",
-      {"break_on_prev_preempted", "preempt_check_period", "spin_on_owner", "mutex_handoff"}});
+  f.template operator()<Mutex<Env>>(
+      LockInfo{"mutex",
+               LockKind::sleeping,
+               "kernel mutex: OSQ-gated spinning on a running owner, FIFO sleepers, hand-off",
+               {"break_on_prev_preempted", "preempt_check_period", "spin_on_owner", "mutex_handoff",
+                "wait_lock"}});
   f.template operator()<RwSem<Env>>(LockInfo{
       "rwsem",
       LockKind::rw,
       "kernel rw_semaphore: writers spin (time-limited on readers), reader stealing, hand-off",
-      {"break_on_prev_preempted", "preempt_check_period", "spin_on_owner", "rwsem_handoff"}});
+      {"break_on_prev_preempted", "preempt_check_period", "spin_on_owner", "rwsem_handoff",
+       "wait_lock"}});
 #ifdef PVLOCK_KERNEL_LOCKS
   for_each_kernel_lock<Env>(f);
 #endif

@@ -14,6 +14,7 @@
 // - Waiters sleep on a FIFO list. A first waiter queued for more than ~4 ms sets HANDOFF:
 //   from then on nobody may steal the lock and it goes to that waiter (a writer takes it
 //   under wait_lock, readers are granted it by the unlocker's rwsem_mark_wake).
+// - wait_lock is the kernel's raw spinlock (raw_spinlock.hpp).
 #pragma once
 
 #include <array>
@@ -25,12 +26,12 @@
 #include "pvlock/env/environment.hpp"
 #include "pvlock/lock/mutex_wait_list.hpp"
 #include "pvlock/lock/osq.hpp"
+#include "pvlock/lock/raw_spinlock.hpp"
 #include "pvlock/lock/rwsem_word.hpp"
-#include "pvlock/lock/tas.hpp"
 
 namespace pvlock {
 
-template <Environment Env, class WaitLock = TasLock<Env>>
+template <Environment Env>
 class RwSem {
  public:
   using Task = typename Env::task;
@@ -99,6 +100,7 @@ class RwSem {
   std::uintptr_t count_word() const { return count_.load(std::memory_order_relaxed); }
   std::uintptr_t owner_word() const { return owner_.load(std::memory_order_relaxed); }
   bool osq_busy() const { return osq_.is_locked(); }
+  const RawSpinlock<Env>& wait_lock() const { return wait_lock_; }
 
  private:
   enum class WaiterType : std::uint8_t { write, read };
@@ -581,7 +583,7 @@ class RwSem {
 
   typename Env::template atomic<std::uintptr_t> count_{};
   typename Env::template atomic<std::uintptr_t> owner_{};
-  WaitLock wait_lock_;
+  RawSpinlock<Env> wait_lock_;
   WaitList<Env, Waiter> waiters_;
   Osq<Env> osq_;
 };

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 
 #include "pvlock/env/environment.hpp"
 #include "sim/context.hpp"
@@ -46,7 +47,12 @@ struct SimEnv {
   static T& global() {
     return guest().global<T>();
   }
-  static LockPolicies& policies() { return guest().policies(); }
+  static LockPolicies& policies() {
+    if (in_task()) return guest().policies();
+    if (tl_ctx.setup == nullptr)
+      throw std::logic_error("a lock built outside any task and any guest's set-up has no kernel");
+    return tl_ctx.setup->policies();
+  }
 
   // ---- Spinning ----------------------------------------------------------------------------
   static void cpu_relax() {
@@ -129,6 +135,14 @@ struct SimEnv {
   static void preempt_enable() {
     if (in_task()) guest().preempt_enable(self());
   }
+  // local_irq_disable() / local_irq_enable(): the guest defers its tick and IPIs meanwhile.
+  static void irq_disable() {
+    if (in_task()) guest().irq_disable(self());
+  }
+  static void irq_enable() {
+    if (in_task()) guest().irq_enable(self());
+  }
+  static bool irqs_disabled() { return in_task() && self().irqs_off; }
 
   // ---- Halt / kick ---------------------------------------------------------------------------
   static void pv_wait(atomic<std::uint8_t>* ptr, std::uint8_t val) {

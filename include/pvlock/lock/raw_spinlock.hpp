@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// raw_spinlock_t: the spinlock a kernel was built and booted with, as one type. The mutex
+// and the rwsem guard their wait lists with one (wait_lock), and which algorithm it is
+// depends on the kernel, not on the sleeping lock: a PV_UNHALT guest runs the PV qspinlock
+// (its waiters halt in pv_wait and are kicked), a guest of a host without PV unhalt the
+// native qspinlock under virt_spin_lock (test-and-set), bare metal the native qspinlock.
+//
+// The kind is fixed at construction from Env::policies().raw_spinlock (the kernel's choice
+// at boot, native_pv_lock_init / kvm_spinlock_init) and the lock is held in place, in a
+// union tagged by that kind: lock() and unlock() are one switch, no virtual call and no
+// allocation. The held lock's own spin sites and counters are the ones the profile and the
+// lock events see (queued_spin_lock_slowpath, pv_wait_node, virt_spin_lock, ...).
+//
+// The _irq and _irqsave forms disable interrupts before taking the lock and enable (or
+// restore) them after releasing it, as raw_spin_lock_irq() / raw_spin_lock_irqsave() do.
+#pragma once
+
+#include <cstdint>
+#include <new>
+
+#include "pvlock/env/environment.hpp"
+#include "pvlock/lock/mcs.hpp"
+#include "pvlock/lock/policy.hpp"
+#include "pvlock/lock/qspinlock.hpp"
+#include "pvlock/lock/tas.hpp"
+#include "pvlock/lock/ticket.hpp"
+
+namespace pvlock {
+
+template <Environment Env>
+class RawSpinlock {
+ public:
+  static constexpr const char* kName = "raw_spinlock";
+
+  RawSpinlock() : RawSpinlock(Env::policies().raw_spinlock) {}
+  explicit RawSpinlock(RawSpinlockKind kind) : kind_(kind) {
+    visit([]<class L>(L* where) { ::new (static_cast<void*>(where)) L(); });
+  }
+  ~RawSpinlock() {
+    visit([]<class L>(L* l) { l->~L(); });
+  }
+  RawSpinlock(const RawSpinlock&) = delete;
+  RawSpinlock& operator=(const RawSpinlock&) = delete;
+
+  // raw_spin_lock() / raw_spin_trylock() / raw_spin_unlock()
+  void lock() {
+    visit([](auto* l) { l->lock(); });
+  }
+  bool try_lock() {
+    bool r = false;
+    visit([&](auto* l) { r = l->try_lock(); });
+    return r;
+  }
+  void unlock() {
+    visit([](auto* l) { l->unlock(); });
+  }
+  bool is_locked() const {
+    bool r = false;
+    const_cast<RawSpinlock*>(this)->visit([&](auto* l) { r = l->is_locked(); });
+    return r;
+  }
+
+  // raw_spin_lock_irq() / raw_spin_unlock_irq(): for callers that know IRQs are on.
+  void lock_irq() {
+    env_irq_disable<Env>();
+    lock();
+  }
+  void unlock_irq() {
+    unlock();
+    env_irq_enable<Env>();
+  }
+  // raw_spin_lock_irqsave() / raw_spin_unlock_irqrestore(): callable with IRQs either way.
+  IrqFlags lock_irqsave() {
+    const IrqFlags f = env_irq_save<Env>();
+    lock();
+    return f;
+  }
+  void unlock_irqrestore(IrqFlags f) {
+    unlock();
+    env_irq_restore<Env>(f);
+  }
+
+  RawSpinlockKind kind() const { return kind_; }
+
+ private:
+  // Calls f with a pointer to the held lock; the one switch of the hot path.
+  template <class F>
+  void visit(F&& f) {
+    switch (kind_) {
+      case RawSpinlockKind::tas:
+        f(&u_.tas);
+        return;
+      case RawSpinlockKind::ticket:
+        f(&u_.ticket);
+        return;
+      case RawSpinlockKind::mcs:
+        f(&u_.mcs);
+        return;
+      case RawSpinlockKind::qspinlock:
+        f(&u_.qspinlock);
+        return;
+      case RawSpinlockKind::pvqspinlock:
+        f(&u_.pvqspinlock);
+        return;
+    }
+  }
+
+  // The lock word comes first, at the object's address, whichever kind is held.
+  union Held {
+    Held() {}
+    ~Held() {}
+    TasLock<Env> tas;
+    TicketLock<Env> ticket;
+    McsLock<Env> mcs;
+    QueuedSpinlock<Env> qspinlock;
+    PvQueuedSpinlock<Env> pvqspinlock;
+  } u_;
+  const RawSpinlockKind kind_;
+};
+
+}  // namespace pvlock
