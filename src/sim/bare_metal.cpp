@@ -5,8 +5,19 @@
 
 namespace pvlock::sim {
 
+double BareMetal::halt(Vcpu& v) {
+  // The kick latch (pv_unhalted) as under KVM, without an exit to pay.
+  if (v.pv_unhalted) {
+    v.pv_unhalted = false;
+    v.halted = false;
+  }
+  return 0;
+}
+
 double BareMetal::kick(Vcpu& from, Vcpu& to) {
-  to.guest->kick_arrived(to);
+  // A kick is an IPI here. An idle CPU wakes from the interrupt itself (no pv_unhalted in
+  // hardware to end its HLT first); a CPU in pv_wait, or not halted, sees the kick as KVM's.
+  if (!to.halted || to.halt_for_pv) to.guest->kick_arrived(to);
   to.guest->deliver_irq(to, costs_.ipi_handle_ns);
   (void)from;
   return costs_.ipi_send_ns;

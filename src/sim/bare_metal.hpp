@@ -14,7 +14,7 @@ class BareMetal final : public Platform {
   explicit BareMetal(const scenario::Costs& costs) : costs_(costs) {}
   void attach(Simulation&) override {}
   bool pv_unhalt(const Guest&) const override { return false; }
-  double halt(Vcpu&) override { return 0; }
+  double halt(Vcpu& v) override;
   double kick(Vcpu& from, Vcpu& to) override;
   double send_ipi(Vcpu& from, Vcpu& to, double handler_ns) override;
   bool on_event(const Event&) override { return true; }

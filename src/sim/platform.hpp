@@ -26,7 +26,9 @@ class Platform {
   // KVM_FEATURE_PV_UNHALT offered: the guest's "auto" lock becomes pvqspinlock.
   virtual bool pv_unhalt(const Guest& guest) const = 0;
   // The vCPU executes HLT (idle loop or pv_wait); it stays halted until the guest is told
-  // of a kick or an interrupt. Returns the cost (ns) charged to the halting vCPU.
+  // of a kick or an interrupt. A kick that arrived before (Vcpu::pv_unhalted) makes the HLT
+  // return at once: the platform clears the flag and Vcpu::halted. Returns the cost (ns)
+  // charged to the halting vCPU.
   virtual double halt(Vcpu& v) = 0;
   // pv_kick(from -> to). Returns the cost (ns) charged to the kicking vCPU.
   virtual double kick(Vcpu& from, Vcpu& to) = 0;

@@ -22,9 +22,10 @@ awk 'NR > 1 && ($(NF-7) != "100.0" || $(NF-5) != "0.0") { exit 1 }' "$out/out" |
 # ... and below a threshold of 1e12: all collapsed.
 python3 "$regimes" --unit ops/s --fast 2e12 --slow 1e12 "$out/run.json" > "$out/out"
 awk 'NR > 1 && $(NF-5) != "100.0" { exit 1 }' "$out/out" || fail "every interval should be collapsed"
-# Between the two, the three shares of each row add up to 100.
+# Between the two, the three shares of each row add up to 100, to within the rounding of
+# three figures printed to 0.1 (each off by up to 0.05: 83.3 + 8.3 + 8.3 for 10/1/1 of 12).
 python3 "$regimes" "$out/run.json" --unit ops/s --fast 400000 --slow 200000 > "$out/out"
-awk 'NR > 1 { s = $(NF-7) + $(NF-6) + $(NF-5); if (s < 99.9 || s > 100.1) exit 1 }' "$out/out" ||
+awk 'NR > 1 { s = $(NF-7) + $(NF-6) + $(NF-5); if (s < 99.8 || s > 100.2) exit 1 }' "$out/out" ||
   fail "shares do not add up to 100"
 # A run without a series and inverted thresholds are refused with a message.
 "$pv" run "$scenario" --json > "$out/plain.json"

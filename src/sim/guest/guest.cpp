@@ -157,10 +157,7 @@ void Guest::dispatch(Vcpu& v) {
   run_irq_acks(v);
   v.curr = dequeue(v);
   if (v.curr == nullptr) {
-    v.halted = true;
-    v.idle_since = sim_.now();
-    trace_vcpu(v);
-    sim_.platform().halt(v);
+    idle_halt(v);
     return;
   }
   v.halted = false;

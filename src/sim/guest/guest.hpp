@@ -134,6 +134,9 @@ class Guest {
   void tick(Vcpu& v);      // scheduler tick
   void deliver_irq(Vcpu& v, double handler_ns);
   void kick_arrived(Vcpu& v);
+  // The idle loop's HLT (default_idle): the vCPU halts until an interrupt or a kick. One that
+  // returns at once (a pending pv_unhalted) runs the idle loop again after the exit's cost.
+  void idle_halt(Vcpu& v);
   // The hrtimer of a sleeping task (Guest::sleep) fires on vCPU v.
   void timer_expired(Vcpu& v, std::uint32_t task_id);
   void after_task_exit(Vcpu& v);

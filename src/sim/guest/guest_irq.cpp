@@ -40,13 +40,21 @@ void Guest::deliver_irq(Vcpu& v, double handler_ns) {
 }
 
 void Guest::kick_arrived(Vcpu& v) {
-  if (v.halted && v.halt_for_pv) {
-    v.halted = false;
-    sim_.watchdog().trace().add(sim_.now(), TraceKind::pv_wake_kick, v.index);
-    if (v.running) sim_.schedule_resume(v, sim_.now());
-  } else {
-    v.kick_pending = true;  // pv_unhalted: the next pv_wait returns at once
+  // KVM_HC_KICK_CPU sets pv_unhalted, which makes a halted vCPU runnable whatever its IRQ
+  // flag (kvm_arch_vcpu_runnable): an HLT in progress ends and vcpu_block() clears the flag
+  // again. A vCPU not in HLT keeps it, and its next HLT returns at once (Platform::halt).
+  if (!v.halted) {
+    v.pv_unhalted = true;
+    return;
   }
+  v.halted = false;
+  if (v.halt_for_pv) {
+    sim_.watchdog().trace().add(sim_.now(), TraceKind::pv_wake_kick, v.index);
+  } else {
+    // The idle loop's HLT: the idle loop finds nothing to run and halts again.
+    add_interval(Sym::idle, v.idle_since);
+  }
+  if (v.running) sim_.schedule_resume(v, sim_.now());
 }
 
 void Guest::tick(Vcpu& v) {

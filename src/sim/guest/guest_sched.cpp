@@ -120,11 +120,8 @@ void Guest::schedule(Task& t) {
     sim_.schedule_resume(v, sim_.now());
   } else {
     v.curr = nullptr;
-    v.halted = true;
-    v.idle_since = sim_.now();
     sim_.cancel_resume(v);
-    trace_vcpu(v);
-    sim_.platform().halt(v);
+    idle_halt(v);
   }
   yield(t);
   t.on_cpu.v.hw_store(1);
@@ -183,17 +180,26 @@ bool Guest::vcpu_is_preempted(Task& t, int cpu) {
   return vcpu(cpu).steal.preempted.load() != 0;
 }
 
+void Guest::idle_halt(Vcpu& v) {
+  v.halted = true;
+  v.idle_since = sim_.now();
+  trace_vcpu(v);
+  const double cost = sim_.platform().halt(v);
+  if (v.halted) return;
+  // A pending pv_unhalted made the HLT return at once, after its exit and re-entry: the
+  // idle loop looks at need_resched (its run queue) again and, with nothing to run, halts
+  // again.
+  profile_.add(Sym::idle, cost);
+  trace_vcpu(v);
+  sim_.schedule_resume(v, sim_.now() + round_ns(cost));
+}
+
 void Guest::pv_wait(Task& t, const SimAtomic<std::uint8_t>* ptr, std::uint8_t val) {
   Vcpu& v = *t.vcpu;
-  if (v.kick_pending) {
-    v.kick_pending = false;
-    return;
-  }
+  // kvm_wait(): no halt if the lock byte already changed. A kick already delivered
+  // (pv_unhalted) is not looked at here: the HLT consumes it (Platform::halt), and when no
+  // HLT follows it stays for the next one, the idle loop's included.
   if (ptr->load() != val) return;
-  if (v.kick_pending) {  // arrived while the load waited
-    v.kick_pending = false;
-    return;
-  }
   v.halted = true;
   v.halt_for_pv = true;
   v.halt_since = sim_.now();

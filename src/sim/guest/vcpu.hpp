@@ -55,9 +55,12 @@ struct Vcpu {
   Time min_vruntime = 0;
   Time exec_start = 0;
 
-  bool halted = false;        // in HLT (idle or pv_wait)
-  bool halt_for_pv = false;   // the halt is pv_wait's
-  bool kick_pending = false;  // pv_unhalted: a kick that arrived while not halted
+  bool halted = false;       // in HLT (idle or pv_wait)
+  bool halt_for_pv = false;  // the halt is pv_wait's
+  // KVM's vcpu->arch.pv.pv_unhalted: a kick that arrived while the vCPU was not halted. The
+  // next HLT of any kind (pv_wait's or the idle loop's) consumes it and returns at once
+  // (Platform::halt).
+  bool pv_unhalted = false;
   Time halt_since = 0;
   Time idle_since = 0;
   double irq_pending_ns = 0;  // handler time owed to interrupts not yet serviced

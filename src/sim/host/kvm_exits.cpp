@@ -16,6 +16,15 @@ double KvmPlatform::halt(Vcpu& v) {
   const std::int64_t now = sim_->now();
   ++counters_.exits_hlt;
   ++gc(v).exits_hlt;
+  if (v.pv_unhalted) {
+    // A kick already delivered: vcpu_block() finds the vCPU runnable
+    // (kvm_arch_vcpu_runnable) before kvm_vcpu_halt(), so no halt polling, no block and no
+    // poll-window adaptation; it clears pv_unhalted and re-enters the guest, which pays the
+    // exit and entry and goes on after its HLT.
+    v.pv_unhalted = false;
+    v.halted = false;
+    return sc_.costs.hlt_exit_ns;
+  }
   s.halt_start = now;
   const auto& kvm = sc_.host->kvm;
   if (kvm.halt_poll_ns > 0 && s.poll_ns > 0 && sched_->single_task_running(v.pcpu)) {
