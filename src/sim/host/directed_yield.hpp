@@ -22,8 +22,11 @@
 namespace pvlock::sim::host {
 
 struct DyView {
-  bool ready = false;    // vcpu->ready
-  bool runnable = true;  // false: blocked in HLT and not dy_runnable
+  bool ready = false;  // vcpu->ready
+  // false: blocked in HLT and not dy_runnable. (kvm_arch_dy_runnable() also counts a pending
+  // pv_unhalted, which a blocked vCPU never has here: a kick wakes its thread at once, and a
+  // request or a posted interrupt, which the model does not look at.)
+  bool runnable = true;
   // kvm_arch_vcpu_in_kernel(): in guest kernel mode at its last involuntary preemption
   bool in_kernel = false;
   // kvm_arch_dy_has_pending_interrupt(), on hosts where it exempts user mode (52acd22faa1a)
