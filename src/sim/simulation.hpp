@@ -101,10 +101,14 @@ class Simulation {
   void vcpu_start(Vcpu& v);
   // Advances time by dt inside the running fiber if no event comes first (no switch).
   bool try_advance_inline(Time dt) {
-    if (queue_.next_time() <= now_ + dt || resumes_.top_time() <= now_ + dt) return false;
+    if (!can_advance_inline(dt)) return false;
     now_ += dt;
     ++inline_steps_;
     return true;
+  }
+  // Whether try_advance_inline(dt) would advance.
+  bool can_advance_inline(Time dt) const {
+    return queue_.next_time() > now_ + dt && resumes_.top_time() > now_ + dt;
   }
 
   // ---- Statistics -----------------------------------------------------------------------

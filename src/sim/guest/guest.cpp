@@ -146,10 +146,29 @@ void Guest::trace_vcpu(Vcpu& v) {
   if (trace::Tracer* tr = sim_.tracer()) tr->vcpu_update(v, sim_.now());
 }
 
+bool Guest::rearm_wait(Task& t) {
+  // The first pass of wait()'s loop after its yield, when all it would do is re-arm the
+  // resume: no interrupt to take, no preemption, no watched write, the target not reached
+  // and no inline step. Then the fiber need not run -- a vCPU scheduled in again in the
+  // middle of a wait re-arms it so -- and what it would have done is done here, in the
+  // same order on the same state.
+  Vcpu& v = *t.vcpu;
+  if (!t.irqs_off && (v.tick_pending || v.irq_pending_ns > 0 || !v.irq_acks.empty())) return false;
+  if (should_preempt(t)) return false;
+  if (t.wait_watchable && t.watch_fired) return false;
+  const Time rt = v.runtime(sim_.now());
+  if (rt >= v.wait_target_rt) return false;
+  const Time remaining = v.wait_target_rt - rt;
+  if (v.running && (v.irq_pending_ns <= 0 || t.irqs_off) && sim_.can_advance_inline(remaining))
+    return false;
+  if (v.running) sim_.schedule_resume(v, sim_.now() + remaining);
+  return true;
+}
+
 void Guest::dispatch(Vcpu& v) {
   trace_vcpu(v);
   if (v.curr != nullptr) {
-    resume_task(*v.curr);
+    if (!v.curr->in_wait || !rearm_wait(*v.curr)) resume_task(*v.curr);
     return;
   }
   // Idle loop: finish interrupt handlers that were waiting for the vCPU to run, then run
@@ -282,7 +301,10 @@ Time Guest::wait(Task& t, Time ns, bool watchable) {
       continue;
     v.wait_target_rt = target;
     if (v.running) sim_.schedule_resume(v, sim_.now() + remaining);
+    t.in_wait = true;
+    t.wait_watchable = watchable;
     yield(t);
+    t.in_wait = false;
   }
   v.wait_target_rt = kNever;
   return std::max<Time>(0, v.runtime(sim_.now()) - rt0 - excluded);

@@ -210,6 +210,9 @@ class Guest {
   bool slice_over(Vcpu& v);
   void yield(Task& t);
   void resume_task(Task& t);
+  // Takes the next step of the wait `t` is parked in without its fiber, if that step only
+  // re-arms the vCPU's resume; false if the fiber must run.
+  bool rearm_wait(Task& t);
   // The interrupts pending for the task's vCPU run now, unless it has IRQs off; returns
   // their handlers' time. Usually there are none: that test is inline, the rest is not
   // (it runs at every step of every wait).

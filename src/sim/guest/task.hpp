@@ -93,6 +93,12 @@ struct Task {
   // tick's need_resched waits for the return to user mode (or a sleep).
   bool in_kernel = false;
 
+  // Parked at the yield of Guest::wait() (whose running-time target is the vCPU's
+  // wait_target_rt), and whether that wait ends when a watched line is written: what
+  // Guest::rearm_wait() needs to take the loop's next step without the fiber.
+  bool in_wait = false;
+  bool wait_watchable = false;
+
   bool preemptible() const { return preempt_count == 0 && !irqs_off; }
 };
 
