@@ -15,6 +15,7 @@ namespace pvlock::sim {
 void Guest::enqueue(Vcpu& v, Task& t) {
   if (t.on_rq) return;
   t.on_rq = true;
+  t.rq_since = sim_.now();
   t.rq_next = nullptr;
   if (v.rq_tail != nullptr)
     v.rq_tail->rq_next = &t;
@@ -47,6 +48,12 @@ Task* Guest::dequeue(Vcpu& v) {
   PVLOCK_INVARIANT(t->on_rq, "a task dequeued from a run queue was on it");
   t->rq_next = nullptr;
   t->on_rq = false;
+  const Time queued = sim_.now() - t->rq_since;
+  t->rq_wait += queued;
+  // The woken waiter's wait for its vCPU ends here: once it runs, whatever it does next
+  // (take the lock, or lose it and sleep again) is its own progress or lack of it.
+  if (t->woken_for_lock) t->woken_rq_wait += queued;
+  t->woken_for_lock = false;
   --v.rq_len;
   PVLOCK_INVARIANT(
       (v.rq_head == nullptr) == (v.rq_len == 0) && (v.rq_head == nullptr) == (v.rq_tail == nullptr),
@@ -152,6 +159,10 @@ void Guest::wake(Task& waker, Task& target) {
   charge(waker, sim_.costs().guest_wake_ns, Sym::wakeup);
   if (!target.blocked) return;  // still on its way to schedule(): it will see TASK_RUNNING
   target.blocked = false;
+  if (target.waiting_for != nullptr) {
+    target.woken_for_lock = true;
+    target.woken_for = target.waiting_for;
+  }
   select_wake_cpu(&waker, target);
   Vcpu& tv = *target.vcpu;
   if (cfs()) {

@@ -81,13 +81,28 @@ struct Task {
   // Liveness watchdog (sim/watchdog/): when the workload last reported a completed
   // operation (only tasks that report are watched), the lock it is waiting for, and the
   // spin site it last entered during the current acquisition (-1: none yet). host_wait:
-  // how much of the time since last_progress it was held up by the host (its vCPU, or the
-  // vCPU of the task it waits behind, runnable but off its pCPU), which does not count.
+  // how much of the time since last_progress it waited for a CPU (its vCPU, or the vCPU of
+  // the task it waits behind, runnable but off its pCPU; itself or that task runnable on a
+  // guest run queue), which does not count.
   Time last_progress = 0;
   Time host_wait = 0;
   bool progress_tracked = false;
   const LockWatch* waiting_for = nullptr;
   int spin_site = -1;
+  // Waiting for a CPU inside the guest (runnable on its vCPU's run queue while the vCPU runs
+  // another task): since when, in all, and how much over the last watchdog check period.
+  // The same for the time queued as a sleeping lock's woken waiter (woken_for_lock: woken
+  // while waiting for the lock woken_for, and not yet run since), whom the unlock chose and
+  // everyone asleep behind it waits for.
+  Time rq_since = 0;
+  Time rq_wait = 0;
+  Time rq_wait_at_check = 0;
+  Time rq_delta = 0;
+  Time woken_rq_wait = 0;
+  Time woken_rq_at_check = 0;
+  Time woken_rq_delta = 0;
+  const LockWatch* woken_for = nullptr;
+  bool woken_for_lock = false;
 
   // Inside a system call (or exit, fork, a fault): under the guest's preempt = "none" the
   // tick's need_resched waits for the return to user mode (or a sleep).

@@ -91,6 +91,7 @@ void Watchdog::arm() {
   std::size_t tasks = 0;
   for (auto& g : sim_.guests()) tasks = std::max(tasks, g->tasks().size());
   heads_.reserve(tasks);
+  woken_.reserve(tasks);
   for (int i = 0; i < sim_.vcpu_count(); ++i)
     steal_at_check_[static_cast<std::size_t>(i)] =
         sim_.platform().steal_ns(sim_.vcpu(i), last_check_);
@@ -107,6 +108,7 @@ void Watchdog::t_waiting(Task& t, const LockWatch* w) { t.waiting_for = w; }
 
 void Watchdog::acquired(Task& t, LockWatch& w) {
   t.waiting_for = nullptr;
+  t.woken_for_lock = false;
   t.spin_site = -1;
   w.holder = &t;
   w.last_locker = &t;
@@ -134,26 +136,50 @@ void Watchdog::account_host_wait(Time now) {
   }
   const auto of = [&](const Task* t) { return delta[static_cast<std::size_t>(t->vcpu->index)]; };
   std::vector<const Task*>& heads = heads_;
+  std::vector<const Task*>& woken = woken_;
   for (auto& g : sim_.guests()) {
     heads.clear();
-    for (auto& t : g->tasks())
-      if (t->waiting_for != nullptr && !t->fiber.done() && is_queue_head(*g, *t))
+    woken.clear();
+    for (auto& t : g->tasks()) {
+      // Each task's time on a guest run queue over the period, in all and as a woken waiter.
+      const Time open = t->on_rq ? now - t->rq_since : 0;
+      const Time rq = t->rq_wait + open;
+      const Time wrq = t->woken_rq_wait + (t->woken_for_lock ? open : 0);
+      t->rq_delta = rq - t->rq_wait_at_check;
+      t->rq_wait_at_check = rq;
+      t->woken_rq_delta = wrq - t->woken_rq_at_check;
+      t->woken_rq_at_check = wrq;
+      if (t->woken_rq_delta > 0) woken.push_back(t.get());
+      if (t->waiting_for != nullptr && !t->fiber.done() &&
+          (is_queue_head(*g, *t) || t->woken_for_lock))
         heads.push_back(t.get());
+    }
     for (auto& t : g->tasks()) {
       if (!t->progress_tracked || t->fiber.done()) continue;
       // Held up by the host: its own vCPU's steal time, or the whole period if whoever it
       // waits behind never got a pCPU in it. Only the whole period: a blocker the host
       // merely interrupts (an adversarial host's short preemptions) ran in between, and a
-      // task still stuck behind it is stuck.
-      Time d = of(t.get());
+      // task still stuck behind it is stuck. The same holds for the guest's own run
+      // queues: its own time on one, and the whole period if the holder or queue head sat
+      // on one throughout (a holder preempted in the guest while its vCPU runs others).
+      Time d = std::max(of(t.get()), t->rq_delta);
       const auto whole = [&](const Task* b) {
-        if (of(b) >= since_check) d = since_check;
+        if (of(b) >= since_check || b->rq_delta >= since_check) d = since_check;
       };
+      // A sleeping lock's unlock wakes only the first waiter, and everyone asleep behind it
+      // waits while that waiter waits for its vCPU (several tasks per vCPU: a slice of up
+      // to 12 ms each): the time this lock's woken waiters sat on a run queue in the period
+      // is left out, theirs who have taken the lock since included. A lost wake-up leaves
+      // no woken waiter, so nothing is left out for it.
+      Time queued = 0;
       if (const LockWatch* w = t->waiting_for) {
         if (w->holder != nullptr) whole(w->holder);
         for (const Task* h : heads)
-          if (h->waiting_for == w) whole(h);
+          if (h->waiting_for == w && h != t.get()) whole(h);
+        for (const Task* b : woken)
+          if (b->woken_for == w && b != t.get()) queued += b->woken_rq_delta;
       }
+      d = std::max(d, std::min(queued, since_check));
       t->host_wait += std::min({d, since_check, now - t->last_progress});
     }
   }
@@ -168,7 +194,7 @@ bool Watchdog::check() {
       stuck = stuck || (t->progress_tracked && !t->fiber.done() && stalled_for(*t, now) >= limit_);
   if (stuck) {
     fire(fmt::format(
-             "no progress for {} not spent waiting for a pCPU (watchdog limit; [run] watchdog_ms)",
+             "no progress for {} not spent waiting for a CPU (watchdog limit; [run] watchdog_ms)",
              ms(limit_)),
          false);
     return true;
@@ -269,7 +295,7 @@ std::string LivenessReport::text() const {
   out += fmt::format("{} stuck task(s):\n", tasks.size());
   for (const StuckTask& t : tasks) {
     out += fmt::format("  {} — no progress since {}", t.task, ms(t.no_progress_since));
-    if (t.host_wait > 0) out += fmt::format(" ({} of it waiting for a pCPU)", ms(t.host_wait));
+    if (t.host_wait > 0) out += fmt::format(" ({} of it waiting for a CPU)", ms(t.host_wait));
     out += "\n";
     out += fmt::format("    waits for:     {}\n", t.lock);
     out += fmt::format("    state:         {}\n", t.state);

@@ -8,11 +8,13 @@
 // rather than "no task at all", because a lost wake-up in pvqspinlock strands only the queue
 // (its halted head and everyone behind it) while newcomers keep stealing the lock.
 //
-// Waiting for a physical CPU is not being stuck. The limit counts only the time a task could
-// have progressed: its own vCPU's steal time (runnable but off its pCPU), and every check
-// period in which the task it waits behind (the lock's holder, the queue head of a queued
-// lock) was runnable but never on a pCPU, are left out. A vCPU halted in pv_wait or a task
-// asleep in schedule() is blocked, and its time counts.
+// Waiting for a CPU is not being stuck. The limit counts only the time a task could have
+// progressed: its own vCPU's steal time (runnable but off its pCPU), its own time on its
+// vCPU's run queue (runnable while the vCPU runs another task), and the time the task it
+// waits behind (the lock's holder, the queue head of a queued lock, the woken waiter of a
+// sleeping lock) spent so, are left out: of the host's preemptions, only check periods
+// in which that task never got a pCPU; of the guest's run queues, all of its time on one.
+// A vCPU halted in pv_wait or a task asleep in schedule() is blocked, and its time counts.
 //
 // The check is an event every limit/4 of simulated time (the hot path only stores a
 // timestamp per operation). When it fires, the run stops and a LivenessReport describes
@@ -46,7 +48,7 @@ struct StuckTask {
   std::string last_unlocker;
   std::string lock_word;
   Time no_progress_since = 0;
-  Time host_wait = 0;               // of the time since, how much the host held it up (not counted)
+  Time host_wait = 0;               // of the time since, how much it waited for a CPU (not counted)
   bool queue_head = false;          // listed first: the task everyone else waits behind
   std::vector<std::string> events;  // the latest ring events about its vCPU
 };
@@ -100,6 +102,7 @@ class Watchdog {
   std::vector<std::int64_t> steal_at_check_;  // per vCPU (global index)
   std::vector<Time> steal_delta_;             // scratch of account_host_wait()
   std::vector<const Task*> heads_;            // scratch: one guest's queue heads
+  std::vector<const Task*> woken_;            // scratch: its woken waiters queued in the period
   TraceRing trace_;
   std::optional<LivenessReport> report_;
 };
