@@ -15,6 +15,9 @@ struct LockEra {
 inline constexpr LockEra kLockEras[] = {
     {"tas", "no kernel era: the shape of virt_spin_lock()'s test-and-set fallback"},
     {"ticket", "x86 ticket spinlock, before qspinlock became x86's spinlock (v4.2)"},
+    {"pvticket",
+     "v3.12-3.19 (arch/x86 spinlock.h + kvm.c kvm_lock_spinning/kvm_unlock_kick; the tail's "
+     "TICKET_SLOWPATH_FLAG); v4.0's flag in the head (d6abfdb2) not modelled"},
     {"mcs", "no kernel era: the textbook MCS lock (the kernel's is qspinlock's queue)"},
     {"qspinlock", "kernel/locking/qspinlock.c as reviewed against v6.1-6.12"},
     {"pvqspinlock",

@@ -65,7 +65,12 @@ namespace pvlock {
   X(rwsem_wlock_fail)                                                               \
   X(rwsem_wlock_handoff)                                                            \
   /* cost of vcpu_is_preempted() calls (seed 004) */                                \
-  X(vcpu_is_preempted_calls)
+  X(vcpu_is_preempted_calls)                                                        \
+  /* kvm.c PV ticket lock, 3.12-3.19 (debugfs kvm-guest/spinlocks) */               \
+  X(taken_slow)          /* a waiter entered the slow path to halt */               \
+  X(taken_slow_pickup)   /* ... and found its ticket served before halting */       \
+  X(released_slow)       /* unlock of a flagged, contended lock searched waiters */ \
+  X(released_slow_kicked) /* ... and kicked the next ticket's CPU */
 // clang-format on
 
 enum class LockEvent : std::uint16_t {

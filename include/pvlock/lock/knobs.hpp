@@ -93,7 +93,7 @@ inline std::span<const Knob> all_knobs() {
        },
        [](const LockPolicies& p) { return std::to_string(p.qspinlock.pending_loops); }},
       {"spin_threshold", "SPIN_THRESHOLD", "x86 spinlock.h (1 << 15)", "1..1073741824",
-       "PV waiter spins this many cpu_relax() iterations before halting",
+       "PV waiter (pvqspinlock, pvticket) spins this many cpu_relax() iterations before halting",
        [](LockPolicies& p, std::string_view v) {
          return parse_u32(v, 1, 1u << 30, p.qspinlock.spin_threshold);
        },

@@ -15,6 +15,7 @@
 #include "pvlock/lock/busted.hpp"
 #include "pvlock/lock/mcs.hpp"
 #include "pvlock/lock/mutex.hpp"
+#include "pvlock/lock/pv_ticket.hpp"
 #include "pvlock/lock/qspinlock.hpp"
 #include "pvlock/lock/rwsem.hpp"
 #include "pvlock/lock/tas.hpp"
@@ -56,6 +57,12 @@ void for_each_lock(F&& f) {
                {}});
   f.template operator()<TicketLock<Env>>(LockInfo{
       "ticket", LockKind::spin, "ticket spinlock (pre-qspinlock x86 Linux); strict FIFO", {}});
+  f.template operator()<PvTicketLock<Env>>(
+      LockInfo{"pvticket",
+               LockKind::spin,
+               "paravirt ticket spinlock (KVM guests before pvqspinlock): waiters halt after a "
+               "spin; the unlocker kicks the next ticket's CPU",
+               {"spin_threshold"}});
   f.template operator()<McsLock<Env>>(
       LockInfo{"mcs", LockKind::spin, "MCS queue lock; local spinning, strict FIFO", {}});
   f.template operator()<QueuedSpinlock<Env>>(
