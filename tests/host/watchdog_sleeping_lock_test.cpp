@@ -10,6 +10,7 @@
 #include <string>
 
 #include "pvlock/lock/mutex.hpp"
+#include "sim/context.hpp"
 #include "sim/guest/guest.hpp"
 #include "sim/guest/sim_env.hpp"
 #include "sim/host/kvm_platform.hpp"
@@ -102,7 +103,10 @@ Outcome run(std::uint64_t seed, std::int64_t lose_after_ns) {
   Simulation s(sc, std::make_unique<KvmPlatform>(sc));
   Guest& g = s.add_guest("vm", sc.vms.front().guest, kVcpus);
   g.lock_name = "mutex";
-  w = std::make_unique<Loop>(g);
+  {
+    GuestSetUp setup(g);  // the mutex's wait_lock is the guest's kernel's spinlock
+    w = std::make_unique<Loop>(g);
+  }
   s.run();
   Outcome o;
   o.ops = w->ops();
