@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "harness/progress.hpp"
@@ -37,6 +38,31 @@ std::string resolve_lock_name(const scenario::GuestSpec& g, bool host_pv_unhalt)
   return name;
 }
 
+namespace {
+
+// The raw_spinlock_t kind the registry lock `name` is, if it is one a kernel boots with.
+std::optional<RawSpinlockKind> raw_spinlock_of(std::string_view name) {
+  for (const RawSpinlockKind k :
+       {RawSpinlockKind::tas, RawSpinlockKind::ticket, RawSpinlockKind::mcs,
+        RawSpinlockKind::qspinlock, RawSpinlockKind::pvqspinlock})
+    if (name == raw_spinlock_kind_name(k)) return k;
+  return std::nullopt;
+}
+
+}  // namespace
+
+RawSpinlockKind resolve_wait_lock(const scenario::GuestSpec& g, const std::string& lock_name,
+                                  bool host_pv_unhalt) {
+  if (g.policies.raw_spinlock != RawSpinlockKind::automatic) return g.policies.raw_spinlock;
+  // A guest whose lock is a spinlock was built with it: its raw_spinlock_t is that lock.
+  if (const auto own = raw_spinlock_of(lock_name)) return *own;
+  // Otherwise (a sleeping lock, a kernel:* or test lock) the kernel's choice at boot.
+  scenario::GuestSpec boot = g;
+  boot.lock_name = "auto";
+  return resolve_lock_name(boot, host_pv_unhalt) == "pvqspinlock" ? RawSpinlockKind::pvqspinlock
+                                                                  : RawSpinlockKind::qspinlock;
+}
+
 double run_scenario(const scenario::Scenario& sc,
                     const std::function<void(Simulation&, std::vector<VmRun>&)>& inspect,
                     trace::Tracer* tracer,
@@ -58,12 +84,20 @@ double run_scenario(const scenario::Scenario& sc,
       // Bare metal: one OS on every CPU of the machine.
       const int vcpus = sc.bare_metal() ? sc.machine.cpus() : spec.vcpus;
       vm.guest = &sim.add_guest(vm.name, spec.guest, vcpus);
-      vm.guest->lock_name = resolve_lock_name(spec.guest, sim.platform().pv_unhalt(*vm.guest));
+      const bool pv_unhalt = sim.platform().pv_unhalt(*vm.guest);
+      vm.guest->lock_name = resolve_lock_name(spec.guest, pv_unhalt);
+      LockPolicies& pol = vm.guest->policies();
+      // The wait_lock is the kernel's boot-time choice (not the guest's configured lock).
+      const bool boot_wait_lock = pol.raw_spinlock == RawSpinlockKind::automatic &&
+                                  !raw_spinlock_of(vm.guest->lock_name).has_value();
+      pol.raw_spinlock = resolve_wait_lock(spec.guest, vm.guest->lock_name, pv_unhalt);
       // kvm_spinlock_init(): a guest whose host offers no PV unhalt keeps virt_spin_lock_key
-      // on, so its native qspinlock falls back to test-and-set (unless "dedicated" hints).
-      if (!sc.bare_metal() && spec.guest.lock_name == "auto" &&
-          !sim.platform().pv_unhalt(*vm.guest) && !spec.guest.realtime_hint)
-        vm.guest->policies().qspinlock.virt_spin_lock = true;
+      // on, so its native qspinlock falls back to test-and-set (unless "dedicated" hints) --
+      // the guest's spinlock when it is the kernel's choice, and the wait_lock of its
+      // mutexes and rwsems when its lock is not a spinlock.
+      if (!sc.bare_metal() && (spec.guest.lock_name == "auto" || boot_wait_lock) && !pv_unhalt &&
+          !spec.guest.realtime_hint)
+        pol.qspinlock.virt_spin_lock = true;
       vms.push_back(std::move(vm));
     }
   }

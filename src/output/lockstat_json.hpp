@@ -34,10 +34,14 @@ inline nlohmann::ordered_json lockstat_json(const LockStat& s) {
   return j;
 }
 
-// Every registered instance, in registration order (deterministic).
+// Every registered instance, in registration order (deterministic), each followed by its
+// wait_lock's row if it has one.
 inline nlohmann::ordered_json lockstat_json(const std::vector<LockStat*>& stats) {
   nlohmann::ordered_json a = nlohmann::ordered_json::array();
-  for (const LockStat* s : stats) a.push_back(lockstat_json(*s));
+  for (const LockStat* s : stats) {
+    a.push_back(lockstat_json(*s));
+    if (s->wait_lock) a.push_back(lockstat_json(*s->wait_lock));
+  }
   return a;
 }
 

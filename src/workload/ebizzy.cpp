@@ -49,6 +49,9 @@ class Ebizzy final : public Workload {
     locks_->lru.stat.name = "ebizzy.lru";
     g.register_lock_stat(locks_->zone.stat);
     g.register_lock_stat(locks_->lru.stat);
+    locks_->mmap_sem_wait_lock.name = "ebizzy.mmap_sem.wait_lock";
+    locks_->mmap_sem.wait_lock().set_stat(&locks_->mmap_sem_wait_lock);
+    g.register_lock_stat(locks_->mmap_sem_wait_lock);
     locks_->zone.watch = make_lock_watch(
         locks_->zone.lock, std::string(Spinlock::kName) + " ebizzy.zone (" + g.name() + ")");
     locks_->lru.watch = make_lock_watch(
@@ -209,6 +212,9 @@ class Ebizzy final : public Workload {
     LockHolder lru;
     LockHolder zone;
     alignas(64) RwSem<Env> mmap_sem;
+    // mmap_sem has no lock_stat row (its readers and writers are not the measurement);
+    // its wait_lock, a spinlock contended in the page-fault and munmap paths, has.
+    LockStat mmap_sem_wait_lock;
   };
   EbizzyParams p_;
   sim::Guest& guest_;

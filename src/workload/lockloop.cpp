@@ -29,6 +29,7 @@ class LockLoop final : public Workload {
   LockLoop(const LockLoopParams& p, sim::Guest& g) : p_(p), guest_(g) {
     lock_->stat.name = "lockloop.lock";
     g.register_lock_stat(lock_->stat);
+    stat_wait_lock(lock_->lock, lock_->stat);
     const int n = g.vcpu_count() * p.tasks_per_vcpu;
     ops_.assign(static_cast<std::size_t>(n), 0);
     for (int i = 0; i < n; ++i) {

@@ -95,6 +95,7 @@ struct alignas(64) SharedRwsem {
   void set_up(std::string name, sim::Guest& g) {
     stat.name = std::move(name);
     g.register_lock_stat(stat);
+    stat_wait_lock(sem, stat);
     watch = make_lock_watch(
         sem, std::string(RwSem<Env>::kName) + " " + stat.name + " (" + g.name() + ")");
   }
@@ -112,6 +113,7 @@ class Messaging final : public Workload {
       Pipe& pipe = *pipes_.back();
       pipe.stat.name = "messaging.pipe_mutex[" + std::to_string(i) + "]";
       g.register_lock_stat(pipe.stat);
+      stat_wait_lock(pipe.mutex, pipe.stat);
       pipe.watch = make_lock_watch(pipe.mutex, pipe.stat.name + " (" + g.name() + ")");
     }
     for (auto& pipe : pipes_) pipe->blocked_writers.reserve(static_cast<std::size_t>(p.senders));

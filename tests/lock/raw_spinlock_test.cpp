@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -20,6 +21,16 @@
 
 namespace pvlock {
 namespace {
+
+// Polls `cond` (yielding) until it holds; false after a generous safety limit, so a broken
+// lock fails the test instead of hanging it. Never used to assert a duration.
+bool testing_eventually(const std::function<bool()>& cond) {
+  for (int i = 0; i < 200'000; ++i) {
+    if (cond()) return true;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  return cond();
+}
 
 constexpr RawSpinlockKind kKinds[] = {RawSpinlockKind::tas, RawSpinlockKind::ticket,
                                       RawSpinlockKind::mcs, RawSpinlockKind::qspinlock,
@@ -53,6 +64,15 @@ TEST_P(RawSpinlockTest, HoldsTheKindThePoliciesNameAtConstruction) {
   EXPECT_EQ(built, GetParam());
   RawSpinlock<NativeEnv> explicit_kind(GetParam());
   EXPECT_EQ(explicit_kind.kind(), GetParam());
+}
+
+// Unresolved (auto, the default), a kernel's spinlock is bare metal's: the native qspinlock.
+TEST(RawSpinlockDefault, AutoIsTheNativeQspinlock) {
+  EXPECT_EQ(LockPolicies{}.raw_spinlock, RawSpinlockKind::automatic);
+  EXPECT_EQ(RawSpinlock<NativeEnv>(RawSpinlockKind::automatic).kind(), RawSpinlockKind::qspinlock);
+  PolicyScope p(RawSpinlockKind::automatic);
+  Mutex<NativeEnv> m;
+  EXPECT_EQ(m.wait_lock().kind(), RawSpinlockKind::qspinlock);
 }
 
 TEST_P(RawSpinlockTest, TryLockFailsWhileHeld) {
@@ -126,12 +146,13 @@ INSTANTIATE_TEST_SUITE_P(Kinds, RawSpinlockTest, ::testing::ValuesIn(kKinds), []
   return std::string(raw_spinlock_kind_name(info.param));
 });
 
-// An Env that records what the IRQ calls did, to check their order around the lock.
+// An Env that records what the IRQ calls did, to check their order around the lock. The
+// IRQ state is per thread (per CPU); the counts are for the whole test.
 struct IrqEnv : NativeEnv {
   static inline thread_local bool off = false;
-  static inline thread_local int disables = 0;
-  static inline thread_local int enables = 0;
   static inline thread_local bool off_at_lock = false;
+  static inline std::atomic<int> disables{0};
+  static inline std::atomic<int> enables{0};
   static void irq_disable() {
     off = true;
     ++disables;
@@ -171,6 +192,47 @@ TEST(RawSpinlockIrq, IrqFormsDisableBeforeTheLockAndRestoreAfter) {
   EXPECT_FALSE(IrqEnv::off_at_lock);
   l.unlock();
   EXPECT_EQ(IrqEnv::disables, disables);
+}
+
+// v6.1: the mutex takes wait_lock with raw_spin_lock (IRQs untouched); the rwsem's slow
+// paths with raw_spin_lock_irq and rwsem_wake with raw_spin_lock_irqsave.
+TEST(RawSpinlockIrq, RwsemTakesItsWaitLockWithIrqsOffTheMutexDoesNot) {
+  PolicyScope p(RawSpinlockKind::qspinlock);
+  // No optimistic spinning: the second locker goes straight to the wait list.
+  const bool spin = NativeEnv::policies().owner_spin.spin_on_owner;
+  NativeEnv::policies().owner_spin.spin_on_owner = false;
+  {
+    Mutex<IrqEnv> m;
+    const int before = IrqEnv::disables;
+    m.lock();
+    std::thread waiter([&] {
+      m.lock();  // sleeps: slow path, wait_lock taken and dropped
+      m.unlock();
+    });
+    ASSERT_TRUE(
+        testing_eventually([&] { return (m.owner_word() & Mutex<IrqEnv>::kWaiters) != 0; }));
+    m.unlock();  // wakes it: the unlock slow path takes wait_lock too
+    waiter.join();
+    EXPECT_EQ(IrqEnv::disables, before);
+  }
+  {
+    RwSem<IrqEnv> r;
+    const int before = IrqEnv::disables;
+    const int enabled_before = IrqEnv::enables;
+    r.lock();
+    std::thread reader([&] {
+      r.lock_shared();            // queues behind the writer: wait_lock with IRQs off
+      EXPECT_FALSE(IrqEnv::off);  // and on again once the reader has the lock
+      r.unlock_shared();
+    });
+    ASSERT_TRUE(testing_eventually([&] { return IrqEnv::disables.load() > before; }));
+    r.unlock();  // rwsem_wake: irqsave
+    reader.join();
+    EXPECT_GE(IrqEnv::disables - before, 2);
+    EXPECT_EQ(IrqEnv::disables - before, IrqEnv::enables - enabled_before);
+    EXPECT_FALSE(IrqEnv::off);
+  }
+  NativeEnv::policies().owner_spin.spin_on_owner = spin;
 }
 
 TEST(RawSpinlockKnob, WaitLockKnobNamesEveryKind) {

@@ -92,9 +92,11 @@ senders = 3
 receivers = 3
 )";
   j = harness::run_to_json(scenario::parse_scenario(msg, "m.toml", {}));
-  ASSERT_EQ(j.at("lockstat").at("machine").size(), 6u);
-  EXPECT_EQ(row(j, "machine", 5).at("name"), "messaging.pipe_mutex[5]");
-  EXPECT_GT(row(j, "machine", 5).at("acquisitions").get<std::uint64_t>(), 0u);
+  // Each pipe mutex, followed by its wait_lock's own row.
+  ASSERT_EQ(j.at("lockstat").at("machine").size(), 12u);
+  EXPECT_EQ(row(j, "machine", 10).at("name"), "messaging.pipe_mutex[5]");
+  EXPECT_GT(row(j, "machine", 10).at("acquisitions").get<std::uint64_t>(), 0u);
+  EXPECT_EQ(row(j, "machine", 11).at("name"), "messaging.pipe_mutex[5].wait_lock");
 }
 
 }  // namespace

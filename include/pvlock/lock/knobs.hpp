@@ -71,14 +71,14 @@ inline std::string wait_early_name(WaitEarlyRule r) {
 
 inline std::optional<std::string> parse_raw_spinlock(std::string_view v, RawSpinlockKind& out) {
   for (const RawSpinlockKind k :
-       {RawSpinlockKind::tas, RawSpinlockKind::ticket, RawSpinlockKind::mcs,
-        RawSpinlockKind::qspinlock, RawSpinlockKind::pvqspinlock}) {
+       {RawSpinlockKind::automatic, RawSpinlockKind::tas, RawSpinlockKind::ticket,
+        RawSpinlockKind::mcs, RawSpinlockKind::qspinlock, RawSpinlockKind::pvqspinlock}) {
     if (v == raw_spinlock_kind_name(k)) {
       out = k;
       return std::nullopt;
     }
   }
-  return "expected tas, ticket, mcs, qspinlock or pvqspinlock, got '" + std::string(v) + "'";
+  return "expected auto, tas, ticket, mcs, qspinlock or pvqspinlock, got '" + std::string(v) + "'";
 }
 
 }  // namespace knob_detail
@@ -171,8 +171,8 @@ inline std::span<const Knob> all_knobs() {
          return std::string(p.owner_spin.spin_on_owner ? "true" : "false");
        }},
       {"wait_lock", "raw_spinlock_t (mutex/rwsem wait_lock)", "kvm_spinlock_init()",
-       "tas | ticket | mcs | qspinlock | pvqspinlock",
-       "the spinlock guarding the mutex and rwsem wait lists",
+       "auto | tas | ticket | mcs | qspinlock | pvqspinlock",
+       "the spinlock guarding the mutex and rwsem wait lists (auto: the kernel's at boot)",
        [](LockPolicies& p, std::string_view v) { return parse_raw_spinlock(v, p.raw_spinlock); },
        [](const LockPolicies& p) { return std::string(raw_spinlock_kind_name(p.raw_spinlock)); }},
   };

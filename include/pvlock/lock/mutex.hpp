@@ -68,6 +68,8 @@ class Mutex {
   Task* owner() const { return owner_task(owner_.load(std::memory_order_relaxed)); }
   std::uintptr_t owner_word() const { return owner_.load(std::memory_order_relaxed); }
   bool osq_busy() const { return osq_.is_locked(); }
+  // The wait_lock itself (its kind; a lock_stat row of its own).
+  RawSpinlock<Env>& wait_lock() { return wait_lock_; }
   const RawSpinlock<Env>& wait_lock() const { return wait_lock_; }
 
  private:
@@ -292,10 +294,12 @@ class Mutex {
     if (task != nullptr) Env::count(LockEvent::mutex_handoff);
   }
 
+  // wait_lock last: its lock word shares the first cache line with the others (as in
+  // struct mutex), and its bookkeeping behind that is plain memory.
   typename Env::template atomic<std::uintptr_t> owner_{};
-  RawSpinlock<Env> wait_lock_;
   WaitList<Env, Waiter> waiters_;
   Osq<Env> osq_;
+  RawSpinlock<Env> wait_lock_;
 };
 
 }  // namespace pvlock

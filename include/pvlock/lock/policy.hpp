@@ -64,13 +64,17 @@ struct HandoffPolicy {
 // Which spinlock implements this kernel's raw_spinlock_t, as the wait_lock of the mutex and
 // the rwsem. A kernel picks it once at boot (native_pv_lock_init / kvm_spinlock_init): the
 // native qspinlock, the PV one when the host can unhalt, test-and-set under virt_spin_lock.
-// ticket and mcs stand for kernels (or guests) configured with those spinlocks. The PV and
-// virt_spin_lock knobs above apply to the wait_lock as to every other spinlock of the kernel.
-enum class RawSpinlockKind : std::uint8_t { tas, ticket, mcs, qspinlock, pvqspinlock };
+// `automatic` is that choice: the simulator's runner resolves it per guest (harness/run.cpp);
+// a RawSpinlock built with it unresolved is on bare metal, the native qspinlock. ticket and
+// mcs stand for kernels configured with those spinlocks. The PV and virt_spin_lock knobs
+// apply to the wait_lock as to every other spinlock of the kernel.
+enum class RawSpinlockKind : std::uint8_t { automatic, tas, ticket, mcs, qspinlock, pvqspinlock };
 
 // Its name, as the lock registry spells that spinlock.
 inline constexpr const char* raw_spinlock_kind_name(RawSpinlockKind k) {
   switch (k) {
+    case RawSpinlockKind::automatic:
+      return "auto";
     case RawSpinlockKind::tas:
       return "tas";
     case RawSpinlockKind::ticket:
@@ -90,7 +94,7 @@ struct LockPolicies {
   OsqPolicy osq;
   OwnerSpinPolicy owner_spin;
   HandoffPolicy handoff;
-  RawSpinlockKind raw_spinlock = RawSpinlockKind::tas;
+  RawSpinlockKind raw_spinlock = RawSpinlockKind::automatic;
 };
 
 }  // namespace pvlock

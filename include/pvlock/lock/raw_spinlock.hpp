@@ -6,7 +6,8 @@
 // native qspinlock under virt_spin_lock (test-and-set), bare metal the native qspinlock.
 //
 // The kind is fixed at construction from Env::policies().raw_spinlock (the kernel's choice
-// at boot, native_pv_lock_init / kvm_spinlock_init) and the lock is held in place, in a
+// at boot, native_pv_lock_init / kvm_spinlock_init; unresolved, bare metal's native
+// qspinlock) and the lock is held in place, in a
 // union tagged by that kind: lock() and unlock() are one switch, no virtual call and no
 // allocation. The held lock's own spin sites and counters are the ones the profile and the
 // lock events see (queued_spin_lock_slowpath, pv_wait_node, virt_spin_lock, ...).
@@ -24,6 +25,7 @@
 #include "pvlock/lock/qspinlock.hpp"
 #include "pvlock/lock/tas.hpp"
 #include "pvlock/lock/ticket.hpp"
+#include "pvlock/stat/lock_stat.hpp"
 
 namespace pvlock {
 
@@ -33,7 +35,8 @@ class RawSpinlock {
   static constexpr const char* kName = "raw_spinlock";
 
   RawSpinlock() : RawSpinlock(Env::policies().raw_spinlock) {}
-  explicit RawSpinlock(RawSpinlockKind kind) : kind_(kind) {
+  explicit RawSpinlock(RawSpinlockKind kind)
+      : kind_(kind == RawSpinlockKind::automatic ? RawSpinlockKind::qspinlock : kind) {
     visit([]<class L>(L* where) { ::new (static_cast<void*>(where)) L(); });
   }
   ~RawSpinlock() {
@@ -42,17 +45,32 @@ class RawSpinlock {
   RawSpinlock(const RawSpinlock&) = delete;
   RawSpinlock& operator=(const RawSpinlock&) = delete;
 
-  // raw_spin_lock() / raw_spin_trylock() / raw_spin_unlock()
+  // raw_spin_lock() / raw_spin_trylock() / raw_spin_unlock(), through lock_stat when the
+  // lock has a row of its own (set_stat).
   void lock() {
-    visit([](auto* l) { l->lock(); });
+    if (stat_ != nullptr) {
+      Unstat raw{this};
+      stamp_ = stat_lock<Env>(raw, *stat_);
+      return;
+    }
+    raw_lock();
   }
   bool try_lock() {
     bool r = false;
     visit([&](auto* l) { r = l->try_lock(); });
+    if (r && stat_ != nullptr) {
+      stamp_ = Env::now_ns();
+      stat_->acquired(Env::cpu(), false, 0, false);
+    }
     return r;
   }
   void unlock() {
-    visit([](auto* l) { l->unlock(); });
+    if (stat_ != nullptr) {
+      Unstat raw{this};
+      stat_unlock<Env>(raw, *stat_, stamp_);
+      return;
+    }
+    raw_unlock();
   }
   bool is_locked() const {
     bool r = false;
@@ -81,12 +99,30 @@ class RawSpinlock {
   }
 
   RawSpinlockKind kind() const { return kind_; }
+  // lock_stat's row for this lock as an instance of its own (e.g. "ebizzy.mmap_sem.wait_lock"),
+  // or nullptr. Recording touches no simulated memory (stat/lock_stat.hpp).
+  void set_stat(LockStat* s) { stat_ = s; }
+  LockStat* stat() const { return stat_; }
 
  private:
+  // The lock without its statistics, for the lock_stat wrapper.
+  struct Unstat {
+    RawSpinlock* self;
+    void lock() { self->raw_lock(); }
+    void unlock() { self->raw_unlock(); }
+  };
+  void raw_lock() {
+    visit([](auto* l) { l->lock(); });
+  }
+  void raw_unlock() {
+    visit([](auto* l) { l->unlock(); });
+  }
+
   // Calls f with a pointer to the held lock; the one switch of the hot path.
   template <class F>
   void visit(F&& f) {
     switch (kind_) {
+      case RawSpinlockKind::automatic:  // resolved in the constructor
       case RawSpinlockKind::tas:
         f(&u_.tas);
         return;
@@ -116,6 +152,9 @@ class RawSpinlock {
     PvQueuedSpinlock<Env> pvqspinlock;
   } u_;
   const RawSpinlockKind kind_;
+  // Plain fields after the lock word: the holder's hold stamp is its own to write.
+  LockStat* stat_ = nullptr;
+  std::int64_t stamp_ = 0;
 };
 
 }  // namespace pvlock

@@ -14,7 +14,8 @@
 // - Waiters sleep on a FIFO list. A first waiter queued for more than ~4 ms sets HANDOFF:
 //   from then on nobody may steal the lock and it goes to that waiter (a writer takes it
 //   under wait_lock, readers are granted it by the unlocker's rwsem_mark_wake).
-// - wait_lock is the kernel's raw spinlock (raw_spinlock.hpp).
+// - wait_lock is the kernel's raw spinlock (raw_spinlock.hpp), taken with IRQs off as v6.1
+//   does: raw_spin_lock_irq in the slow paths, raw_spin_lock_irqsave in rwsem_wake.
 #pragma once
 
 #include <array>
@@ -100,6 +101,8 @@ class RwSem {
   std::uintptr_t count_word() const { return count_.load(std::memory_order_relaxed); }
   std::uintptr_t owner_word() const { return owner_.load(std::memory_order_relaxed); }
   bool osq_busy() const { return osq_.is_locked(); }
+  // The wait_lock itself (its kind; a lock_stat row of its own).
+  RawSpinlock<Env>& wait_lock() { return wait_lock_; }
   const RawSpinlock<Env>& wait_lock() const { return wait_lock_; }
 
  private:
@@ -286,9 +289,9 @@ class RwSem {
   // rwsem_wake(): from up_read/up_write when WAITERS is set.
   void wake() {
     WakeQ wq;
-    wait_lock_.lock();
+    const IrqFlags flags = wait_lock_.lock_irqsave();
     if (!waiters_.empty()) mark_wake(WakeType::any, wq);
-    wait_lock_.unlock();
+    wait_lock_.unlock_irqrestore(flags);
     wq.wake_all();
   }
 
@@ -316,9 +319,9 @@ class RwSem {
       // The first reader in wakes the readers queued behind the (absent) writer.
       if (readers == 1 && (count & rwsem::kFlagWaiters) != 0) {
         WakeQ wq;
-        wait_lock_.lock();
+        wait_lock_.lock_irq();
         if (!waiters_.empty()) mark_wake(WakeType::read_owned, wq);
-        wait_lock_.unlock();
+        wait_lock_.unlock_irq();
         wq.wake_all();
       }
       return;
@@ -330,11 +333,11 @@ class RwSem {
     waiter.timeout_ns = handoff_deadline();
 
     WakeQ wq;
-    wait_lock_.lock();
+    wait_lock_.lock_irq();
     if (waiters_.empty()) {
       // Nobody queued and no writer: our bias already makes us an owner.
       if ((count_.load(std::memory_order_acquire) & rwsem::kWriterMask) == 0) {
-        wait_lock_.unlock();
+        wait_lock_.unlock_irq();
         set_reader_owned(Env::current());
         Env::count(LockEvent::rwsem_rlock_fast);
         return;
@@ -345,7 +348,7 @@ class RwSem {
     // Queued: drop our bias (and raise WAITERS if we are the first).
     count = count_.fetch_add(delta(adjustment), std::memory_order_seq_cst) + delta(adjustment);
     cond_wake_waiter(count, wq);
-    wait_lock_.unlock();
+    wait_lock_.unlock_irq();
     wq.wake_all();
 
     for (;;) {
@@ -405,15 +408,15 @@ class RwSem {
     waiter.timeout_ns = handoff_deadline();
 
     WakeQ wq;
-    wait_lock_.lock();
+    wait_lock_.lock_irq();
     add_waiter(&waiter);
     if (waiters_.front() != &waiter) {
       // Not first: if the lock is not writer-held, the waiters ahead of us may be runnable.
       cond_wake_waiter(count_.load(std::memory_order_relaxed), wq);
       if (!wq.empty()) {
-        wait_lock_.unlock();  // keep wait_lock hold times short while waking readers
+        wait_lock_.unlock_irq();  // keep wait_lock hold times short while waking readers
         wq.wake_all();
-        wait_lock_.lock();
+        wait_lock_.lock_irq();
       }
     } else {
       count_.fetch_or(rwsem::kFlagWaiters, std::memory_order_relaxed);
@@ -422,7 +425,7 @@ class RwSem {
     Env::prepare_block();
     for (;;) {
       if (try_write_lock(&waiter)) break;
-      wait_lock_.unlock();
+      wait_lock_.unlock_irq();
       // With HANDOFF claimed the lock is ours next: spin on a running writer owner instead
       // of sleeping, and retry at once if it has just let go.
       bool retry_now = false;
@@ -433,9 +436,9 @@ class RwSem {
         Env::count(LockEvent::rwsem_sleep_writer);
         Env::prepare_block();
       }
-      wait_lock_.lock();
+      wait_lock_.lock_irq();
     }
-    wait_lock_.unlock();
+    wait_lock_.unlock_irq();
     Env::count(LockEvent::rwsem_wlock);
   }
 
@@ -581,11 +584,12 @@ class RwSem {
     return !resched;
   }
 
+  // wait_lock last, as in mutex.hpp: every simulated word in the first cache line.
   typename Env::template atomic<std::uintptr_t> count_{};
   typename Env::template atomic<std::uintptr_t> owner_{};
-  RawSpinlock<Env> wait_lock_;
   WaitList<Env, Waiter> waiters_;
   Osq<Env> osq_;
+  RawSpinlock<Env> wait_lock_;
 };
 
 }  // namespace pvlock

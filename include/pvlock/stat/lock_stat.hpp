@@ -28,6 +28,7 @@
 #include <atomic>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "pvlock/env/environment.hpp"
@@ -58,6 +59,12 @@ struct LockStat {
   std::atomic<int> waiters{0};
   std::atomic<int> last_cpu{-1};
 
+  // A mutex's or rwsem's wait_lock is a lock instance of its own (/proc/lock_stat lists
+  // &lock->wait_lock apart from the lock): its row, named "<this>.wait_lock", reported right
+  // after this one. Created at set-up by stat_wait_lock(); shared, like this row, by every
+  // instance of the lock class.
+  std::unique_ptr<LockStat> wait_lock;
+
   LockStat() = default;
   LockStat(const LockStat&) = delete;
   LockStat& operator=(const LockStat&) = delete;
@@ -67,6 +74,7 @@ struct LockStat {
     con_bounces = contentions = acq_bounces = acquisitions = read_acquisitions = 0;
     wait_min = hold_min = kNone;
     wait_max = wait_total = hold_max = hold_total = 0;
+    if (wait_lock) wait_lock->reset();
   }
 
   // LOCK_CONTENDED's trylock, answered from the bookkeeping: it fails while the lock is
@@ -142,6 +150,19 @@ template <Environment Env, class L>
 void stat_unlock_shared(L& l, LockStat& s, std::int64_t stamp) {
   s.released(Env::now_ns() - stamp, true);
   l.unlock_shared();
+}
+
+// Gives the wait_lock of `l` (a Mutex or RwSem; nothing for other locks) its lock_stat row,
+// s.wait_lock, created on first use.
+template <class L>
+void stat_wait_lock(L& l, LockStat& s) {
+  if constexpr (requires { l.wait_lock().set_stat(&s); }) {
+    if (!s.wait_lock) {
+      s.wait_lock = std::make_unique<LockStat>();
+      s.wait_lock->name = s.name + ".wait_lock";
+    }
+    l.wait_lock().set_stat(s.wait_lock.get());
+  }
 }
 
 }  // namespace pvlock

@@ -37,6 +37,7 @@ class alignas(64) LockOf final : public AnyLock {
  public:
   LockOf(LockStat* s, const std::string& name) {
     stat = s;
+    stat_wait_lock(lock_, *s);
     watch_ = make_lock_watch(lock_, name);
   }
   std::int64_t lock(bool shared) override {
