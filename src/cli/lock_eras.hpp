@@ -21,8 +21,11 @@ inline constexpr LockEra kLockEras[] = {
     {"mcs", "no kernel era: the textbook MCS lock (the kernel's is qspinlock's queue)"},
     {"qspinlock", "kernel/locking/qspinlock.c as reviewed against v6.1-6.12"},
     {"pvqspinlock",
-     "qspinlock_paravirt.h as reviewed against v6.1-6.12; wait_early follows the guest "
-     "profile (prev_halted_or_preempted v4.11-5.3)"},
+     "qspinlock_paravirt.h as reviewed against v6.1-6.12; the guest profile sets its history: "
+     "4.2 (a23db284fe0d) no stealing, no wait-early, kick at MCS hand-off; 4.3-4.4 kick at "
+     "unlock (75d2270280686); 4.5-4.7 one steal at slow-path entry and wait-early on a halted "
+     "prev (1c4941fd53af, cd0272fab785); 4.8+ hybrid stealing (11752adb); wait_early "
+     "prev_halted_or_preempted 4.11-5.3; the pre-4.8 double-hash race not modelled"},
     {"mutex",
      "v5.15+ (__mutex_trylock_common); mutex_handoff follows the guest profile (off before "
      "v4.10); the 5.3 __mutex_trylock_or_owner rule is not modelled"},

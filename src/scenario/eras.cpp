@@ -14,7 +14,7 @@ namespace {
 
 using namespace std::string_view_literals;
 
-constexpr Version kOldest{4, 8};
+constexpr Version kOldest{4, 2};
 constexpr Version kNewest{6, 12};
 // The last minor release of each major line the profiles cover (4.20 -> 5.0, 5.19 -> 6.0).
 constexpr int kLastMinor4 = 20;
@@ -23,12 +23,20 @@ constexpr int kLastMinor5 = 19;
 // ---- guest (kernel/locking, kernel/sched) ----
 
 constexpr Step kWaitEarly[] = {
+    {{4, 5}, "prev_halted"sv, "cd0272fab785 locking/pvqspinlock: Queue node adaptive spinning"},
     {{4, 11},
      "prev_halted_or_preempted"sv,
      "75437bb304b2 locking/pvqspinlock: Don't wait if vCPU is preempted"},
     {{5, 4},
      "prev_halted"sv,
      "89340d0935c9 Revert \"locking/pvqspinlock: Don't wait if vCPU is preempted\""},
+};
+// The first pvqspinlock (a23db284fe0d, v4.2) is the oldest value of these three.
+constexpr Step kKickAtUnlock[] = {
+    {{4, 3}, true, "75d2270280686 locking/pvqspinlock: Only kick CPU at unlock time"},
+};
+constexpr Step kLockStealing[] = {
+    {{4, 5}, true, "1c4941fd53af locking/pvqspinlock: Allow limited lock stealing"},
 };
 constexpr Step kHybrid[] = {
     {{4, 8}, true, "11752adb locking/pvqspinlock: Implement hybrid PV queued/unfair locks"},
@@ -58,8 +66,11 @@ constexpr Step kWakePlacement[] = {
 };
 
 constexpr EraSwitch kGuest[] = {
-    {"wait_early", "when a queued PV waiter stops spinning and halts early", "prev_halted"sv,
-     kWaitEarly},
+    {"wait_early", "when a queued PV waiter stops spinning and halts early", "never"sv, kWaitEarly},
+    {"kick_at_unlock", "PV qspinlock: a halted successor is kicked by the unlock, not the hand-off",
+     false, kKickAtUnlock},
+    {"lock_stealing", "PV qspinlock: a slow-path entrant may take the lock past the queue", false,
+     kLockStealing},
     {"hybrid_stealing", "PV qspinlock: steal while the queue head is not spinning", false, kHybrid},
     {"break_on_prev_preempted", "OSQ waiter leaves the queue when its predecessor is preempted",
      false, kOsqBreak},
@@ -154,7 +165,7 @@ std::optional<Version> find_profile(std::string_view name) {
 }
 
 std::string profile_range() {
-  return fmt::format("{} to {} (a release: 4.8-4.20, 5.0-5.19, 6.0-6.12, e.g. \"5.3\")",
+  return fmt::format("{} to {} (a release: 4.2-4.20, 5.0-5.19, 6.0-6.12, e.g. \"5.3\")",
                      to_string(kOldest), to_string(kNewest));
 }
 

@@ -50,7 +50,7 @@ std::span<const EraSwitch> switches(Side side);
 
 // "5.3" -> {5, 3} if it is a profile (a release from kOldest to kNewest), else nullopt.
 std::optional<Version> find_profile(std::string_view name);
-// "4.8 to 6.12 (any release in between, e.g. \"5.3\")", for error messages.
+// "4.2 to 6.12 (any release in between, e.g. \"5.3\")", for error messages.
 std::string profile_range();
 std::string to_string(Version v);
 std::string to_string(const Value& v);

@@ -118,6 +118,18 @@ const TortureCase kCases[] = {
     {"pvqspinlock", {"wait_early=never"}, "pv_never"},
     {"pvqspinlock", {"hybrid_stealing=false"}, "pv_nohybrid"},
     {"pvqspinlock", {"spin_threshold=16", "wait_early=never", "hybrid_stealing=false"}, "pv_combo"},
+    // The guest profiles' historic lock: 4.2 (no stealing, no early wait, kick at hand-off)
+    // and 4.3-4.4 (kick at unlock), the second with a short spin so that waiters halt.
+    {"pvqspinlock",
+     {"lock_stealing=false", "hybrid_stealing=false", "wait_early=never", "kick_at_unlock=false"},
+     "pv_v4_2"},
+    {"pvqspinlock",
+     {"spin_threshold=16", "lock_stealing=false", "hybrid_stealing=false", "wait_early=never",
+      "kick_at_unlock=false"},
+     "pv_v4_2_thr16"},
+    {"pvqspinlock",
+     {"spin_threshold=16", "lock_stealing=false", "hybrid_stealing=false", "wait_early=never"},
+     "pv_v4_3_thr16"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Knobs, QspinlockTorture,
@@ -174,6 +186,28 @@ TEST(QspinlockCounters, HybridStealingStealsUnderOversubscription) {
   const LockEventCounts c =
       torture_until(o, [](const LockEventCounts& s) { return s[LockEvent::pv_lock_stealing] > 0; });
   EXPECT_GT(c[LockEvent::pv_lock_stealing], 0u);
+}
+
+// The 4.2-4.4 lock under the same over-subscription: waiters halt and are kicked, but
+// nobody steals and no queued waiter halts early.
+TEST(QspinlockCounters, HistoricPvLockNeitherStealsNorWaitsEarly) {
+  native::TortureOptions o;
+  o.lock = "pvqspinlock";
+  o.threads = 4 * cores();
+  o.duration_s = 0.3;
+  o.hold_ns = 1000;
+  o.policies.qspinlock.spin_threshold = 256;
+  o.policies.qspinlock.lock_stealing = false;
+  o.policies.qspinlock.hybrid_stealing = false;
+  o.policies.qspinlock.wait_early = WaitEarlyRule::never;
+  o.policies.qspinlock.kick_at_unlock = false;
+  const LockEventCounts c = torture_until(o, [](const LockEventCounts& s) {
+    return s[LockEvent::pv_wait_node] > 0 && s[LockEvent::pv_kick_wake] > 0;
+  });
+  EXPECT_GT(c[LockEvent::pv_wait_node], 0u);
+  EXPECT_GT(c[LockEvent::pv_kick_wake], 0u);
+  EXPECT_EQ(c[LockEvent::pv_lock_stealing], 0u);
+  EXPECT_EQ(c[LockEvent::pv_wait_early], 0u);
 }
 
 TEST(QspinlockCounters, NativeContentionUsesPendingOrQueue) {

@@ -29,10 +29,10 @@ Scenario parse(const std::string& text, const std::vector<std::string>& sets = {
 }
 
 TEST(ErasProfile, NamesOnlyReleases) {
-  for (const char* ok : {"4.8", "4.20", "5.0", "5.3", "5.19", "6.0", "6.12"})
+  for (const char* ok : {"4.2", "4.7", "4.8", "4.20", "5.0", "5.3", "5.19", "6.0", "6.12"})
     EXPECT_TRUE(eras::find_profile(ok).has_value()) << ok;
-  for (const char* bad :
-       {"4.7", "4.21", "5.20", "6.13", "7.0", "05.3", "5", "5.", ".3", "5.3.1", "5.03", "v5.3", ""})
+  for (const char* bad : {"4.1", "3.19", "4.21", "5.20", "6.13", "7.0", "05.3", "5", "5.", ".3",
+                          "5.3.1", "5.03", "v5.3", ""})
     EXPECT_FALSE(eras::find_profile(bad).has_value()) << bad;
 }
 
@@ -56,6 +56,8 @@ TEST(ErasGuest, ProfileSetsEverySwitch) {
   EXPECT_EQ(old.kernel, "4.8");
   EXPECT_EQ(old.policies.qspinlock.wait_early, WaitEarlyRule::prev_halted);
   EXPECT_TRUE(old.policies.qspinlock.hybrid_stealing);
+  EXPECT_TRUE(old.policies.qspinlock.lock_stealing);
+  EXPECT_TRUE(old.policies.qspinlock.kick_at_unlock);
   EXPECT_FALSE(old.policies.osq.break_on_prev_preempted);
   EXPECT_EQ(old.policies.owner_spin.preempt_check_period, 0u);
   EXPECT_FALSE(old.policies.handoff.mutex);
@@ -75,6 +77,34 @@ TEST(ErasGuest, ProfileSetsEverySwitch) {
   // Without a profile: the defaults of scenario.hpp.
   EXPECT_EQ(parse(virt("", "")).vms[0].guest.kernel, "");
   EXPECT_EQ(parse(virt("", "")).vms[0].guest.wake_placement, GuestSpec::WakePlacement::prev);
+}
+
+// The pvqspinlock before 4.8: the first one (4.2), the deferred kick (4.3), one steal attempt
+// and the early wait (4.5).
+TEST(ErasGuest, HistoricPvqspinlock) {
+  const QspinlockPolicy g42 = parse(virt("", "kernel = \"4.2\"")).vms[0].guest.policies.qspinlock;
+  EXPECT_FALSE(g42.lock_stealing);
+  EXPECT_FALSE(g42.hybrid_stealing);
+  EXPECT_FALSE(g42.kick_at_unlock);
+  EXPECT_EQ(g42.wait_early, WaitEarlyRule::never);
+
+  const QspinlockPolicy g43 = parse(virt("", "kernel = \"4.4\"")).vms[0].guest.policies.qspinlock;
+  EXPECT_FALSE(g43.lock_stealing);
+  EXPECT_TRUE(g43.kick_at_unlock);
+  EXPECT_EQ(g43.wait_early, WaitEarlyRule::never);
+
+  const QspinlockPolicy g45 = parse(virt("", "kernel = \"4.7\"")).vms[0].guest.policies.qspinlock;
+  EXPECT_TRUE(g45.lock_stealing);
+  EXPECT_FALSE(g45.hybrid_stealing);
+  EXPECT_TRUE(g45.kick_at_unlock);
+  EXPECT_EQ(g45.wait_early, WaitEarlyRule::prev_halted);
+
+  // The other switches keep their oldest values back to 4.2.
+  const GuestSpec g = parse(virt("", "kernel = \"4.2\"")).vms[0].guest;
+  EXPECT_FALSE(g.policies.osq.break_on_prev_preempted);
+  EXPECT_EQ(g.policies.owner_spin.preempt_check_period, 0u);
+  EXPECT_FALSE(g.policies.handoff.mutex);
+  EXPECT_EQ(g.wake_placement, GuestSpec::WakePlacement::idle_cpu);
 }
 
 TEST(ErasGuest, ExplicitKeysAndOverridesWin) {

@@ -108,7 +108,8 @@ inline std::span<const Knob> all_knobs() {
          return std::nullopt;
        },
        [](const LockPolicies& p) { return std::to_string(p.qspinlock.prev_check_mask); }},
-      {"wait_early", "pv_wait_early()", "seed 000 (75437bb304b2 vs revert 89340d0935c9)",
+      {"wait_early", "pv_wait_early()",
+       "cd0272fab785 (v4.5); seed 000 (75437bb304b2 vs revert 89340d0935c9)",
        "prev_halted | prev_halted_or_preempted | never",
        "when a queued PV waiter stops spinning early and halts",
        [](LockPolicies& p, std::string_view v) -> std::optional<std::string> {
@@ -125,12 +126,27 @@ inline std::span<const Knob> all_knobs() {
        },
        [](const LockPolicies& p) { return wait_early_name(p.qspinlock.wait_early); }},
       {"hybrid_stealing", "pv_hybrid_queued_unfair_trylock", "11752adb (hybrid PV queued/unfair)",
-       "true | false", "PV: steal the lock while the queue head is not spinning",
+       "true | false",
+       "PV: steal the lock while the queue head is not spinning (needs lock_stealing)",
        [](LockPolicies& p, std::string_view v) {
          return parse_bool(v, p.qspinlock.hybrid_stealing);
        },
        [](const LockPolicies& p) {
          return std::string(p.qspinlock.hybrid_stealing ? "true" : "false");
+       }},
+      {"lock_stealing", "pv_queued_spin_steal_lock", "1c4941fd53af (v4.5)", "true | false",
+       "PV: a slow-path entrant may steal past the queue (false: the FIFO lock of 4.2-4.4)",
+       [](LockPolicies& p, std::string_view v) { return parse_bool(v, p.qspinlock.lock_stealing); },
+       [](const LockPolicies& p) {
+         return std::string(p.qspinlock.lock_stealing ? "true" : "false");
+       }},
+      {"kick_at_unlock", "vcpu_hashed (pv_kick_node)", "75d2270280686 (v4.3)", "true | false",
+       "PV: a halted successor is kicked only by the unlock (false: 4.2's kick at MCS hand-off)",
+       [](LockPolicies& p, std::string_view v) {
+         return parse_bool(v, p.qspinlock.kick_at_unlock);
+       },
+       [](const LockPolicies& p) {
+         return std::string(p.qspinlock.kick_at_unlock ? "true" : "false");
        }},
       {"virt_spin_lock", "virt_spin_lock_key", "seed 002 (novirtspin)", "true | false",
        "native qspinlock slow path becomes test-and-set",

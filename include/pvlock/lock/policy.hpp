@@ -14,7 +14,7 @@ namespace pvlock {
 enum class WaitEarlyRule : std::uint8_t {
   prev_halted,               // upstream since 89340d0935c9 (seed 000, the revert)
   prev_halted_or_preempted,  // 75437bb304b2 (2017): also leave when vcpu_is_preempted(prev)
-  never,                     // no early wait at all (ablation)
+  never,                     // no early wait: before cd0272fab785 (v4.5), or an ablation
 };
 
 struct QspinlockPolicy {
@@ -25,8 +25,18 @@ struct QspinlockPolicy {
   // PV_PREV_CHECK_MASK: pv_wait_early() looks at prev every (mask + 1) iterations.
   std::uint32_t prev_check_mask = 0xff;
   WaitEarlyRule wait_early = WaitEarlyRule::prev_halted;
-  // pv_hybrid_queued_unfair_trylock (11752adb): steal while the queue head is not spinning.
+  // pv_queued_spin_steal_lock (1c4941fd53af, v4.5): a waiter entering the PV slow path may
+  // take the lock past the queue. Off, the 4.2-4.4 lock: only a completely free word is
+  // taken, the queue is strictly FIFO and the head does not set the pending bit.
+  bool lock_stealing = true;
+  // pv_hybrid_queued_unfair_trylock (11752adb, v4.8): steal while the queue head is not
+  // spinning, instead of 1c4941fd's single attempt. Only with lock_stealing.
   bool hybrid_stealing = true;
+  // vcpu_hashed (75d2270280686, "Only kick CPU at unlock time"): the owner that passes the
+  // MCS lock to a halted successor hashes the lock for it, so that only the unlock kicks it.
+  // Off, the 4.2 lock: pv_kick_node() kicks the successor at once, which then spins (and may
+  // halt and be kicked again) as the queue head.
+  bool kick_at_unlock = true;
   // virt_spin_lock_key: the native slow path becomes test-and-set (seed 002's novirtspin
   // turns this off). Only consulted by the native (non-PV) qspinlock.
   bool virt_spin_lock = false;

@@ -17,6 +17,14 @@
 //   - Newcomers may steal the lock while the pending bit is clear, i.e. while the queue
 //     head is not actively spinning (hybrid PV queued/unfair lock).
 //
+// That is the v4.8+ lock. Its history is three policy knobs, which a guest profile sets
+// (docs/eras.md): v4.2's first pvqspinlock (a23db284fe0d) had no stealing, no pending bit
+// in the PV slow path and no early wait, and pv_kick_node() woke a halted successor at the
+// MCS hand-off (kick_at_unlock = false); 75d2270280686 (v4.3) deferred that kick to the
+// unlock; 1c4941fd53af (v4.5) added one steal attempt and the head's pending bit
+// (lock_stealing), cd0272fab785 (v4.5) pv_wait_early (wait_early), 11752adb (v4.8) the
+// hybrid stealing loop (hybrid_stealing).
+//
 // Memory orderings follow upstream; where C++ has no equivalent of a kernel idiom (address
 // dependencies, standalone barriers, which ThreadSanitizer does not model) the ordering is
 // put on the neighbouring atomic access instead, and the spot says so.
@@ -63,9 +71,13 @@ struct PvHooks {
   // are queued waiters but the pending bit is clear (the queue head is halted or preempted
   // rather than spinning); go and queue as soon as the queue is empty or the head spins.
   // With hybrid_stealing off, the kernel before that commit: one steal attempt
-  // (pv_queued_spin_steal_lock) whenever locked and pending are clear, then queue.
+  // (pv_queued_spin_steal_lock) whenever locked and pending are clear, then queue. With
+  // lock_stealing off (before 1c4941fd53af), the generic queued_spin_trylock(): only a
+  // completely free word, so nobody passes a queued waiter.
   static bool trylock(WordT& w) {
-    if (!Env::policies().qspinlock.hybrid_stealing) return steal_once(w);
+    const QspinlockPolicy& q = Env::policies().qspinlock;
+    if (!q.lock_stealing) return trylock_free(w);
+    if (!q.hybrid_stealing) return steal_once(w);
     for (;;) {
       std::uint32_t val = 0;
       SpinBudget forever{std::numeric_limits<std::uint64_t>::max()};
@@ -84,7 +96,10 @@ struct PvHooks {
 
   // The condition under which trylock() can succeed: what the lock_no_node fallback waits
   // for between attempts.
-  static bool may_steal(std::uint32_t val) { return (val & kLockedPendingMask) == 0; }
+  static bool may_steal(std::uint32_t val) {
+    if (!Env::policies().qspinlock.lock_stealing) return val == 0;
+    return (val & kLockedPendingMask) == 0;
+  }
 
   // pv_wait_node(): wait for our MCS `locked`, halting after SPIN_THRESHOLD iterations or as
   // soon as the predecessor is seen not running (pv_wait_early, looked at on the first
@@ -137,7 +152,18 @@ struct PvHooks {
   // pv_kick_node(): called by the new owner right after it set next->locked = 1. A halted
   // successor is not woken now (it would only spin on a held lock) but advanced to "hashed":
   // the owner sets _Q_SLOW_VAL and hashes the lock for it, so its unlock will kick it.
+  //
+  // Before 75d2270280686 (kick_at_unlock off) there was no "hashed" state: the owner set the
+  // successor running and kicked it if it had halted, so that it would spin as the head --
+  // on a lock still held, halting and being kicked a second time if the hold was long.
   static void kick_node(WordT& w, NodeT* node) {
+    if (!Env::policies().qspinlock.kick_at_unlock) {
+      // xchg(): ordered against pv_wait_node's "store halted; load locked" as the cmpxchg
+      // below is (seq_cst here, the caller's store of next->locked seq_cst too).
+      if (node->state.exchange(kVcpuRunning, std::memory_order_seq_cst) == kVcpuHalted)
+        kick(static_cast<int>(node->cpu.load(std::memory_order_relaxed)));
+      return;
+    }
     // The kernel's smp_mb__before_atomic() + cmpxchg_relaxed() order the store of
     // next->locked before the read of the state whether or not the cmpxchg succeeds. Here
     // the caller's store of next->locked and this cmpxchg are both seq_cst, which gives the
@@ -152,8 +178,14 @@ struct PvHooks {
   // pv_wait_head_or_lock(): the queue head acquires the lock itself, spinning with the
   // pending bit set, hashing and halting when the spin runs out. Returns the lock value
   // with the locked bit set (non-zero: "acquired", as upstream).
+  //
+  // Without lock_stealing this is the v4.2-4.4 pv_wait_head(): no pending bit (there is no
+  // stealer to hold off), and the head takes the freed lock with a cmpxchg of the locked
+  // byte. Upstream pv_wait_head() only returned and let the generic code take the lock; with
+  // nobody able to pass a queued waiter the two are the same acquisition.
   static std::uint32_t wait_head_or_lock(WordT& w, NodeT* node) {
     const QspinlockPolicy& q = Env::policies().qspinlock;
+    const bool set_pending = q.lock_stealing;
     // kick_node() already hashed the lock on our behalf: never hash it a second time.
     bool hashed = node->state.load(std::memory_order_relaxed) == kVcpuHashed;
     typename PvLockHash<Env>::Slot* lp = nullptr;
@@ -165,18 +197,18 @@ struct PvHooks {
       node->state.store(kVcpuRunning, std::memory_order_relaxed);
       // Pending set = "the head is spinning": no stealing meanwhile.
       if constexpr (mutation<Env> != Mutation::no_pending_while_head_spins)
-        w.pending().store(1, std::memory_order_relaxed);
+        if (set_pending) w.pending().store(1, std::memory_order_relaxed);
       SpinBudget budget{q.spin_threshold};
       for (;;) {
         const SpinResult r = Env::spin_until(
             SpinSite::pv_wait_head_or_lock,
             [&] { return w.locked().load(std::memory_order_relaxed) == 0; }, budget, 0,
             [] { return false; });
-        if (r == SpinResult::ready && trylock_clear_pending(w)) return acquired(w);
+        if (r == SpinResult::ready && trylock_clear_pending(w, set_pending)) return acquired(w);
         if (budget.iters == 0) break;
         --budget.iters;  // the failed attempt used one iteration
       }
-      w.pending().store(0, std::memory_order_relaxed);  // clear_pending()
+      if (set_pending) w.pending().store(0, std::memory_order_relaxed);  // clear_pending()
 
       if constexpr (mutation<Env> == Mutation::no_hash_before_halt) {
         // Mutant: halt at once, on the lock as it is (held), with no hash entry and no
@@ -266,7 +298,13 @@ struct PvHooks {
     return true;
   }
   static bool steal_once(WordT& w) {
-    return may_steal(w.val.load(std::memory_order_relaxed)) && steal(w);
+    const std::uint32_t val = w.val.load(std::memory_order_relaxed);
+    return (val & kLockedPendingMask) == 0 && steal(w);
+  }
+  // queued_spin_trylock(): 0 -> locked on the whole word.
+  static bool trylock_free(WordT& w) {
+    std::uint32_t val = w.val.load(std::memory_order_relaxed);
+    return val == 0 && w.val.compare_exchange(val, kLockedVal, std::memory_order_acquire);
   }
 
   // pv_wait_early(). `by_preempted` tells whether the vcpu_is_preempted() clause decided
@@ -287,10 +325,11 @@ struct PvHooks {
 
   // trylock_clear_pending(): with pending set nobody else may take the lock, but the
   // pending-bit test of a stealer is no barrier, hence a real cmpxchg (pending -> locked,
-  // on the 16-bit locked+pending half) rather than a plain store.
-  static bool trylock_clear_pending(WordT& w) {
+  // on the 16-bit locked+pending half) rather than a plain store. Without the pending bit
+  // (no lock_stealing) the same cmpxchg takes a free locked+pending half.
+  static bool trylock_clear_pending(WordT& w, bool pending_set) {
     if (w.locked().load(std::memory_order_relaxed) != 0) return false;
-    std::uint16_t expected = static_cast<std::uint16_t>(kPendingVal);
+    std::uint16_t expected = static_cast<std::uint16_t>(pending_set ? kPendingVal : 0);
     return w.locked_pending().compare_exchange(expected, static_cast<std::uint16_t>(kLockedVal),
                                                std::memory_order_acquire);
   }

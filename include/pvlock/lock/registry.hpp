@@ -74,7 +74,8 @@ void for_each_lock(F&& f) {
       LockInfo{"pvqspinlock",
                LockKind::spin,
                "paravirt qspinlock: waiters halt after a spin and are kicked; hybrid lock stealing",
-               {"spin_threshold", "prev_check_mask", "wait_early", "hybrid_stealing"}});
+               {"spin_threshold", "prev_check_mask", "wait_early", "hybrid_stealing",
+                "lock_stealing", "kick_at_unlock"}});
   f.template operator()<Mutex<Env>>(
       LockInfo{"mutex",
                LockKind::sleeping,
