@@ -9,7 +9,7 @@ spinlock is each lock of LOCKS; the wake-up benchmark also runs in both wake-pla
 What each run's JSON says (per VM: score, unit, the wake-up section's percentiles) is saved
 in docs/workloads/data/results.json; the tables are made from that file only.
 
-  scripts/workload-results.py --run PVLOCK     run everything (~1 min), save, rewrite tables
+  scripts/workload-results.py --run PVLOCK     run everything (~2 min), save, rewrite tables
   scripts/workload-results.py                  rewrite the tables from the saved JSON
   scripts/workload-results.py --check          exit 1 (with a diff) if the tables are stale
   scripts/workload-results.py --fresh PVLOCK   exit 1 if the saved JSON differs from what
@@ -43,9 +43,22 @@ VARIANTS = {
 }
 # VMs of 8 vCPUs on 16 pCPUs.
 OVERCOMMIT = [("1x", 2), ("1.5x", 3), ("2x", 4)]
-# The guest spinlock: the PV qspinlock, native qspinlock (a FIFO queue with no PV hooks),
-# the pre-4.2 ticket lock and virt_spin_lock()'s test-and-set fallback.
-LOCKS = ["pvqspinlock", "qspinlock", "ticket", "tas"]
+# The guest spinlock, by row label: the lock and the knobs ([vm.guest] keys) that make it.
+# The PV qspinlock of today and of the 4.5-4.7 and 4.2 guest profiles (the knobs those
+# profiles set, without the profiles' other switches), the paravirt ticket lock of
+# 3.12-3.19, native qspinlock (a FIFO queue with no PV hooks), the pre-4.2 ticket lock and
+# virt_spin_lock()'s test-and-set fallback.
+LOCK_SETS = {
+    "pvqspinlock": ("pvqspinlock", []),
+    "pvqspinlock 4.5": ("pvqspinlock", ["hybrid_stealing=false"]),
+    "pvqspinlock 4.2": ("pvqspinlock", ["lock_stealing=false", "hybrid_stealing=false",
+                                        "wait_early=never", "kick_at_unlock=false"]),
+    "pvticket": ("pvticket", []),
+    "qspinlock": ("qspinlock", []),
+    "ticket": ("ticket", []),
+    "tas": ("tas", []),
+}
+LOCKS = list(LOCK_SETS)
 # The wake-up benchmark in both eras of select_idle_sibling()'s idle test.
 PLACEMENTS = {"schbench": ["available_idle_cpu", "idle_cpu"]}
 
@@ -55,8 +68,10 @@ def points():
     for w, example, extra in runs:
         for placement in PLACEMENTS.get(w, [None]):
             for lock in LOCKS:
+                name, knobs = LOCK_SETS[lock]
                 for label, count in OVERCOMMIT:
-                    sets = [f"vm[0].count={count}", f"vm[0].guest.lock={lock}"] + extra
+                    sets = [f"vm[0].count={count}", f"vm[0].guest.lock={name}"]
+                    sets += [f"vm[0].guest.{k}" for k in knobs] + extra
                     if placement:
                         sets.append(f"vm[0].guest.wake_placement={placement}")
                     yield {"workload": w, "example": example, "lock": lock,
