@@ -71,7 +71,8 @@ struct ProgramGroup {
   std::string name;
   int tasks = 0;           // tasks at time 0 (tasks + tasks_per_vcpu x vCPUs)
   int tasks_per_vcpu = 0;  //
-  int max = 0;             // task slots for forked children (0: the group is not forked)
+  int max = 0;             // task slots for forked children (max + max_per_vcpu x vCPUs;
+  int max_per_vcpu = 0;    // none: the group is not forked), e.g. make -jN with N = vCPUs
   std::vector<ProgramStep> steps;
   SourceRef where;
 };

@@ -387,9 +387,10 @@ void check_group(ProgramSpec& p, ProgramGroup& g) {
         break;
       case Op::fork:
         forks = true;
-        if (p.groups[static_cast<std::size_t>(st.object)].max == 0)
+        if (const ProgramGroup& into = p.groups[static_cast<std::size_t>(st.object)];
+            into.max == 0 && into.max_per_vcpu == 0)
           fail_at(st.where, fmt::format("group '{}' has no task slots to fork into: give it "
-                                        "max = <children at once>",
+                                        "max = <children at once> or max_per_vcpu = <per vCPU>",
                                         p.groups[static_cast<std::size_t>(st.object)].name));
         break;
       case Op::loop:
@@ -593,6 +594,7 @@ void read_program(Section& s, WorkloadSpec& w) {
     gs.read("tasks", g.tasks, 0, kMaxTasks);
     gs.read("tasks_per_vcpu", g.tasks_per_vcpu, 0, 64);
     gs.read("max", g.max, 0, kMaxTasks);
+    gs.read("max_per_vcpu", g.max_per_vcpu, 0, 64);
     names.groups.push_back(g.name);
     p->groups.push_back(std::move(g));
     sections.push_back(std::move(gs));
@@ -602,10 +604,10 @@ void read_program(Section& s, WorkloadSpec& w) {
   for (std::size_t i = 0; i < ga->size(); ++i) {
     Section& gs = sections[i];
     ProgramGroup& g = p->groups[i];
-    if (g.tasks == 0 && g.tasks_per_vcpu == 0 && g.max == 0)
+    if (g.tasks == 0 && g.tasks_per_vcpu == 0 && g.max == 0 && g.max_per_vcpu == 0)
       gs.fail_table("group '" + g.name +
                     "' has no tasks: give it tasks, tasks_per_vcpu or (for "
-                    "a group that is forked) max");
+                    "a group that is forked) max or max_per_vcpu");
     starts = starts || g.tasks > 0 || g.tasks_per_vcpu > 0;
     gs.require("program");
     const toml::node* pn = gs.take("program");

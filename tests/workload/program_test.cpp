@@ -71,7 +71,7 @@ TEST(ProgramErrors, EveryClassNamesItsPlace) {
        "t.toml:20:", "must release what it takes"},
       {"{ loop = 0 }, { compute = 1 }, { end = true },", "t.toml:21:", "never runs"},
       {"{ wait = \"q\" },", "t.toml:20:", "no step wakes queue 'q'"},
-      {"{ fork = \"g\" },", "t.toml:20:", "no task slots"},
+      {"{ fork = \"g\" },", "t.toml:20:", "no task slots to fork into: give it max = "},
       {"{ reap = 1 },", "t.toml:20:", "never forks"},
       {"{ compute = -5 },", "t.toml:20:", "must be in [0, 1e12]"},
       {"{ compute = { dist = \"exp\" } },", "t.toml:20:", "required key 'mean'"},
@@ -221,6 +221,34 @@ TEST(Program, ForkExecExitReapIsDeterministic) {
     return j.dump();
   };
   EXPECT_EQ(strip(a), strip(b));
+}
+
+// max_per_vcpu = 1 on this machine's 4 vCPUs is max = 4, slot for slot: the same bytes.
+TEST(Program, MaxPerVcpuIsMaxTimesTheVcpus) {
+  std::string fixed = kProcesses, per_vcpu = kProcesses;
+  fixed.replace(fixed.find("max = 3"), 7, "max = 4");
+  per_vcpu.replace(per_vcpu.find("max = 3"), 7, "max_per_vcpu = 1");
+  auto strip = [](nlohmann::ordered_json j) {
+    j.erase("perf");
+    return j.dump();
+  };
+  const auto a = run(fixed);
+  EXPECT_EQ(strip(a), strip(run(per_vcpu)));
+  EXPECT_NE(strip(a), strip(run(kProcesses)));  // 4 slots are not 3
+  // Both add up; the range is checked at the key.
+  std::string both = kProcesses;
+  both.replace(both.find("max = 3"), 7, "max = 2\nmax_per_vcpu = 1");
+  EXPECT_EQ(run(both)["vms"][0]["job"]["jobs"], 12);
+  std::string bad = kProcesses;
+  bad.replace(bad.find("max = 3"), 7, "max_per_vcpu = 65");
+  try {
+    (void)run(bad);
+    FAIL() << "expected an error";
+  } catch (const scenario::ScenarioError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("t.toml:27:"), std::string::npos) << m;
+    EXPECT_NE(m.find("workload.group[1].max_per_vcpu"), std::string::npos) << m;
+  }
 }
 
 TEST(Program, WallScoreOfAnUnfinishedJobIsAnError) {

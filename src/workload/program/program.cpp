@@ -136,7 +136,7 @@ class ProgramWorkload final : public Workload {
     }
     int total = 0;
     for (const scenario::ProgramGroup& pg : p.groups)
-      total += pg.tasks + pg.tasks_per_vcpu * g.vcpu_count() + pg.max;
+      total += pg.tasks + pg.tasks_per_vcpu * g.vcpu_count() + slots_of(pg);
     bool process_steps = false;
     for (const scenario::ProgramGroup& pg : p.groups) {
       for (const scenario::ProgramStep& st : pg.steps)
@@ -182,7 +182,7 @@ class ProgramWorkload final : public Workload {
     for (std::size_t gi = 0; gi < p.groups.size(); ++gi) {
       const scenario::ProgramGroup& pg = p.groups[gi];
       const int start = pg.tasks + pg.tasks_per_vcpu * g.vcpu_count();
-      for (int i = 0; i < start + pg.max; ++i) {
+      for (int i = 0; i < start + slots_of(pg); ++i) {
         procs_.push_back(std::make_unique<Proc>());
         Proc& pr = *procs_.back();
         pr.group = static_cast<int>(gi);
@@ -272,6 +272,11 @@ class ProgramWorkload final : public Workload {
   }
 
  private:
+  // A group's fork slots: max, plus max_per_vcpu for each vCPU of this VM.
+  int slots_of(const scenario::ProgramGroup& pg) const {
+    return pg.max + pg.max_per_vcpu * guest_.vcpu_count();
+  }
+
   static bool runs_forever(const std::vector<scenario::ProgramStep>& steps) {
     // The parser rejects steps after a loop = 0, so a program that never ends closes one
     // last.
@@ -283,7 +288,7 @@ class ProgramWorkload final : public Workload {
     namespace M = estimates::messaging;
     Group gr;
     gr.name = pg.name;
-    gr.forked_group = pg.max > 0;
+    gr.forked_group = slots_of(pg) > 0;
     gr.slot_waiters.reserve(static_cast<std::size_t>(total));
     for (const scenario::ProgramStep& st : pg.steps) {
       Step s{st.op, st.dist, {}, st.object, st.n, st.flag, false, st.section, st.jump, {}};
