@@ -31,6 +31,7 @@ struct ProgramStep {
     pipe_write,   // object = pipe; dist = copy held under the pipe mutex
     pipe_read,    // object = pipe; dist = copy held under the pipe mutex
     fork,         // object = group; n children
+    vfork,        // object = group; n children sharing the mm, each blocking until it execs/exits
     exec,         // dist: the new image's work (load, map, start) beside the old mm's teardown
     reap,         // n children (0 = all the task's children)
     sleep,        // dist: a timer sleep

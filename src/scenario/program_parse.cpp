@@ -135,14 +135,14 @@ class ProgramReader {
   }
 
   ProgramStep read_step(Section& s) {
-    static constexpr std::array<std::pair<std::string_view, Op>, 20> kOps = {{
+    static constexpr std::array<std::pair<std::string_view, Op>, 21> kOps = {{
         {"compute", Op::compute},  {"kernel", Op::kernel},   {"lock", Op::lock},
         {"unlock", Op::unlock},    {"fault", Op::fault},     {"ipi", Op::ipi},
         {"shootdown", Op::ipi},    {"wait", Op::wait},       {"wake", Op::wake},
         {"write", Op::pipe_write}, {"read", Op::pipe_read},  {"fork", Op::fork},
         {"exec", Op::exec},        {"reap", Op::reap},       {"sleep", Op::sleep},
         {"count", Op::count},      {"section", Op::section}, {"section_end", Op::section_end},
-        {"loop", Op::loop},        {"end", Op::end},
+        {"loop", Op::loop},        {"end", Op::end},         {"vfork", Op::vfork},
     }};
     ProgramStep st;
     st.where = s.where_table();
@@ -242,6 +242,7 @@ class ProgramReader {
         st.hold = optional_duration(s, "hold");
         break;
       case Op::fork:
+      case Op::vfork:
         st.object = resolve(s, found, names_.groups, "group", "[[workload.group]]");
         st.n = read_count(s, "n", 1, 1);
         break;
@@ -297,6 +298,7 @@ bool may_sleep(const ProgramSpec& p, const ProgramStep& st) {
     case Op::wait:
     case Op::sleep:
     case Op::fork:
+    case Op::vfork:
     case Op::reap:
     case Op::exec:
     case Op::pipe_write:
@@ -310,6 +312,18 @@ bool may_sleep(const ProgramSpec& p, const ProgramStep& st) {
   }
 }
 
+// Whether a task of `g` releases a vfork parent: an exec step, or a program that ends, i.e.
+// one without a loop = 0 (steps after such a loop are an error of their own, so any of
+// them makes the program run forever). Loop jumps of a later group are not resolved yet.
+bool execs_or_ends(const ProgramGroup& g) {
+  bool forever = false;
+  for (const ProgramStep& st : g.steps) {
+    if (st.op == Op::exec) return true;
+    forever = forever || (st.op == Op::loop && st.n == 0);
+  }
+  return !forever;
+}
+
 const char* op_name(const ProgramStep& st) {
   switch (st.op) {
     case Op::wait:
@@ -318,6 +332,8 @@ const char* op_name(const ProgramStep& st) {
       return "sleep";
     case Op::fork:
       return "fork";
+    case Op::vfork:
+      return "vfork";
     case Op::reap:
       return "reap";
     case Op::exec:
@@ -385,6 +401,13 @@ void check_group(ProgramSpec& p, ProgramGroup& g) {
                   "waits for IPIs with IRQs off (smp_call_function_many() would "
                   "deadlock against a CPU doing the same)");
         break;
+      case Op::vfork:
+        if (const ProgramGroup& into = p.groups[static_cast<std::size_t>(st.object)];
+            !execs_or_ends(into))
+          fail_at(st.where, fmt::format("group '{}' neither execs nor ends: a vfork parent "
+                                        "waits for that and would never resume",
+                                        into.name));
+        [[fallthrough]];
       case Op::fork:
         forks = true;
         if (const ProgramGroup& into = p.groups[static_cast<std::size_t>(st.object)];

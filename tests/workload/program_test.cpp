@@ -73,6 +73,7 @@ TEST(ProgramErrors, EveryClassNamesItsPlace) {
       {"{ wait = \"q\" },", "t.toml:20:", "no step wakes queue 'q'"},
       {"{ fork = \"g\" },", "t.toml:20:", "no task slots to fork into: give it max = "},
       {"{ reap = 1 },", "t.toml:20:", "never forks"},
+      {"{ vfork = \"g\" },", "t.toml:20:", "no task slots to fork into"},
       {"{ compute = -5 },", "t.toml:20:", "must be in [0, 1e12]"},
       {"{ compute = { dist = \"exp\" } },", "t.toml:20:", "required key 'mean'"},
       {"{ lock = \"l\", irqs_off = true }, { shootdown = \"others\" }, { unlock = \"l\" },",
@@ -114,6 +115,13 @@ TEST(ProgramErrors, DeclarationsAndScore) {
       "[workload.score]\nlatency = \"s\"\npercentile = 100\n[[workload.group]]\nname = \"a\"\n"
       "tasks = 1\nprogram = [{ section = \"s\" }, { section_end = \"s\" }]\n");
   EXPECT_NE(e.find("must be in (0, 100)"), std::string::npos) << e;
+  // A vfork child that never execs nor exits would keep its parent asleep for good.
+  e = error_of(
+      "[workload.score]\nrate = \"x\"\n[[workload.group]]\nname = \"a\"\ntasks = 1\n"
+      "program = [{ vfork = \"c\" }, { count = \"x\" }]\n[[workload.group]]\nname = \"c\"\n"
+      "max = 1\nprogram = [{ loop = 0 }, { compute = 1 }, { end = true }]\n");
+  EXPECT_NE(e.find("t.toml:13:"), std::string::npos) << e;
+  EXPECT_NE(e.find("group 'c' neither execs nor ends"), std::string::npos) << e;
   e = error_of(
       "[workload.score]\nrate = \"x\"\n[[workload.group]]\nname = \"a\"\ntasks = 1\n"
       "program = []\n");
@@ -249,6 +257,55 @@ TEST(Program, MaxPerVcpuIsMaxTimesTheVcpus) {
     EXPECT_NE(m.find("t.toml:27:"), std::string::npos) << m;
     EXPECT_NE(m.find("workload.group[1].max_per_vcpu"), std::string::npos) << m;
   }
+}
+
+// A parent forking into four slots children that exec after 200 us: with fork it has four
+// at once, with vfork it sleeps until each child's exec (or, for a child that never execs,
+// its exit), so it starts at most one per 200 us.
+std::string forker(const char* how, const char* child) {
+  return std::string(R"([run]
+duration_ms = 5
+warmup_ms = 1
+[machine]
+cores_per_socket = 4
+[workload]
+type = "program"
+[workload.score]
+rate = "ops"
+[[workload.group]]
+name = "parent"
+tasks = 1
+program = [{ loop = 0 }, { )") +
+         how + R"( = "c" }, { count = "ops" }, { end = true }]
+[[workload.group]]
+name = "c"
+max = 4
+program = )" +
+         child + "\n";
+}
+
+TEST(Program, VforkParentWaitsForTheExecOrExit) {
+  const char* execs =
+      "[{ fault = 1000, n = 3 }, { compute = 200000 }, { exec = 1000 }, "
+      "{ compute = 10000 }]";
+  auto ops = [](const nlohmann::ordered_json& j) {
+    return j["vms"][0]["counters"]["ops"]["total"].get<std::uint64_t>();
+  };
+  const auto forked = run(forker("fork", execs));
+  const auto vforked = run(forker("vfork", execs));
+  EXPECT_GT(ops(vforked), 0u);
+  EXPECT_LT(2 * ops(vforked), ops(forked)) << ops(vforked) << " vs " << ops(forked);
+  // 5 ms, one child per >= 200 us.
+  EXPECT_LE(ops(vforked), 25u);
+  // A child that only computes and exits releases its parent at the exit.
+  const auto exits = run(forker("vfork", "[{ compute = 200000 }]"));
+  EXPECT_GT(ops(exits), 0u);
+  EXPECT_LE(ops(exits), 25u);
+  auto strip = [](nlohmann::ordered_json j) {
+    j.erase("perf");
+    return j.dump();
+  };
+  EXPECT_EQ(strip(vforked), strip(run(forker("vfork", execs))));
 }
 
 TEST(Program, WallScoreOfAnUnfinishedJobIsAnError) {

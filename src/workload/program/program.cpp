@@ -69,9 +69,15 @@ struct alignas(64) Proc {
   Proc* zombies = nullptr;
   Proc* next_zombie = nullptr;
   bool reaping = false;  // the parent is asleep in wait()
-  bool forked = false;   // a slot: a child lives in it
-  bool in_use = false;   // a slot: forked and not yet reaped
-  bool ends = false;     // the program reaches its end (the task exits)
+  // vfork: the child runs on its parent's mm (CLONE_VM) until it execs or exits, and the
+  // parent sleeps until then (CLONE_VFORK's vfork_done).
+  AnyLock* shared_mm = nullptr;  // the mm it borrows; null: its own
+  Proc* vfork_parent = nullptr;  // the parent to release at exec or exit
+  bool vfork_waiting = false;    // a parent: asleep until its vfork child lets go of the mm
+  AnyLock& mm_now() { return shared_mm != nullptr ? *shared_mm : *mm; }
+  bool forked = false;  // a slot: a child lives in it
+  bool in_use = false;  // a slot: forked and not yet reaped
+  bool ends = false;    // the program reaches its end (the task exits)
   // ipi: the call_single_data the targets count down.
   sim::SimAtomic<std::uint32_t> remaining{};
   std::vector<std::uint8_t> sent;
@@ -140,8 +146,8 @@ class ProgramWorkload final : public Workload {
     bool process_steps = false;
     for (const scenario::ProgramGroup& pg : p.groups) {
       for (const scenario::ProgramStep& st : pg.steps)
-        process_steps = process_steps || st.op == Op::fork || st.op == Op::reap ||
-                        st.op == Op::exec || st.op == Op::fault;
+        process_steps = process_steps || st.op == Op::fork || st.op == Op::vfork ||
+                        st.op == Op::reap || st.op == Op::exec || st.op == Op::fault;
       process_steps = process_steps || !runs_forever(pg.steps);
     }
     if (process_steps) {
@@ -426,8 +432,9 @@ class ProgramWorkload final : public Workload {
           pipe_read(pr, *pipes_[static_cast<std::size_t>(s.object)], s);
           break;
         case Op::fork:
+        case Op::vfork:
           for (std::int64_t k = 0; k < s.n; ++k)
-            fork(pr, groups_[static_cast<std::size_t>(s.object)]);
+            fork(pr, groups_[static_cast<std::size_t>(s.object)], s.op == Op::vfork);
           break;
         case Op::exec:
           exec(pr, s);
@@ -479,11 +486,12 @@ class ProgramWorkload final : public Workload {
     for (std::int64_t k = 0; k < s.n; ++k) {
       api::kernel_enter();
       api::set_symbol(sim::Sym::lock_ops);
-      const std::int64_t stamp = pr.mm->lock(true);
+      AnyLock& mm = pr.mm_now();
+      const std::int64_t stamp = mm.lock(true);
       api::set_symbol(sim::Sym::kernel);
       api::compute(api::sample(s.dist));
       api::set_symbol(sim::Sym::lock_ops);
-      pr.mm->unlock(true, stamp);
+      mm.unlock(true, stamp);
       api::set_symbol(sim::Sym::workload);
       api::kernel_exit();
     }
@@ -645,7 +653,9 @@ class ProgramWorkload final : public Workload {
   // fork(): copy_process() -- dup_mmap() with the parent's mmap_lock held for write, and
   // anon_vma_fork() under the parent's root anon_vma for write inside it; then the child
   // is linked under tasklist_lock for write (IRQs off) and woken (wake_up_new_task).
-  void fork(Proc& parent, Group& g) {
+  // vfork() (CLONE_VM | CLONE_VFORK) copies no mm: the child borrows the parent's, and the
+  // parent sleeps until the child's exec or exit hands it back (wait_for_vfork_done).
+  void fork(Proc& parent, Group& g, bool vfork) {
     api::kernel_enter();
     api::set_symbol(sim::Sym::kernel);
     // All of the group's slots live: as make at -jN, wait for one of our children to exit
@@ -664,36 +674,53 @@ class ProgramWorkload final : public Workload {
     }
     child->in_use = true;
     api::compute(api::sample(costs_.fork_work));
-    api::set_symbol(sim::Sym::lock_ops);
-    const std::int64_t mm = parent.mm->lock(false);
-    api::set_symbol(sim::Sym::kernel);
-    api::compute(api::sample(costs_.dup_mmap_hold));
-    write_hold(*parent.anon_root, costs_.anon_vma_hold);
-    api::set_symbol(sim::Sym::lock_ops);
-    parent.mm->unlock(false, mm);
-    api::set_symbol(sim::Sym::kernel);
+    if (!vfork) {
+      AnyLock& pmm = parent.mm_now();
+      api::set_symbol(sim::Sym::lock_ops);
+      const std::int64_t mm = pmm.lock(false);
+      api::set_symbol(sim::Sym::kernel);
+      api::compute(api::sample(costs_.dup_mmap_hold));
+      write_hold(*parent.anon_root, costs_.anon_vma_hold);
+      api::set_symbol(sim::Sym::lock_ops);
+      pmm.unlock(false, mm);
+      api::set_symbol(sim::Sym::kernel);
+    }
     std::int64_t tl = 0;
     tasklist_write_lock(tl);
     api::compute(api::sample(costs_.tasklist_hold));
     child->parent = &parent;
     child->anon_root = parent.anon_root;
     child->forked = true;
+    if (vfork) {
+      child->shared_mm = &parent.mm_now();
+      child->vfork_parent = &parent;
+      parent.vfork_waiting = true;
+    }
     ++parent.children;
     tasklist_write_unlock(tl);
     Env::wake(child->task);
     if (api::measuring()) ++forks_;
+    while (parent.vfork_waiting) {
+      Env::prepare_block();
+      if (!parent.vfork_waiting) break;
+      asleep(true);
+      Env::block();
+      asleep(false);
+    }
     api::set_symbol(sim::Sym::workload);
     api::kernel_exit();
   }
 
   // execve(): the old mm goes (exit_mmap -> unlink_anon_vmas under the root anon_vma it
   // shares with its parent, for write), the new image is set up with an anon_vma of its own.
+  // A vfork child's old mm is its parent's: exec only hands it back (exec_mm_release).
   void exec(Proc& pr, const Step& s) {
     api::kernel_enter();
     api::set_symbol(sim::Sym::kernel);
     api::compute(api::sample(s.dist));
-    write_hold(*pr.anon_root, costs_.anon_vma_hold);
+    if (pr.shared_mm == nullptr) write_hold(*pr.anon_root, costs_.anon_vma_hold);
     pr.anon_root = pr.own_anon.get();
+    release_vfork(pr);
     api::compute(api::sample(s.hold));
     if (api::measuring()) ++execs_;
     api::set_symbol(sim::Sym::workload);
@@ -702,12 +729,15 @@ class ProgramWorkload final : public Workload {
 
   // do_exit(): exit_mmap (unlink_anon_vmas under the root anon_vma, for write), then
   // exit_notify() under tasklist_lock for write with IRQs off: a zombie for the parent.
+  // A vfork child that never exec'd drops only its reference to the parent's mm (exit_mm),
+  // handing it back.
   void do_exit(Proc& pr) {
     if (!tasklist_) return;
     api::kernel_enter();
     api::set_symbol(sim::Sym::kernel);
     api::compute(api::sample(costs_.exit_work));
-    write_hold(*pr.anon_root, costs_.anon_vma_hold);
+    if (pr.shared_mm == nullptr) write_hold(*pr.anon_root, costs_.anon_vma_hold);
+    release_vfork(pr);
     std::int64_t tl = 0;
     tasklist_write_lock(tl);
     api::compute(api::sample(costs_.tasklist_hold));
@@ -735,6 +765,16 @@ class ProgramWorkload final : public Workload {
     api::set_symbol(sim::Sym::workload);
     // A child is reaped by its parent; one without a parent is gone.
     if (parent == nullptr) pr.in_use = false;
+  }
+
+  // complete_vfork_done(): the child lets go of the parent's mm, the parent runs again.
+  void release_vfork(Proc& pr) {
+    pr.shared_mm = nullptr;
+    Proc* parent = pr.vfork_parent;
+    if (parent == nullptr) return;
+    pr.vfork_parent = nullptr;
+    parent->vfork_waiting = false;
+    Env::wake(parent->task);
   }
 
   // wait4(): scan the children under tasklist_lock; take a zombie (release_task: free its
