@@ -178,16 +178,11 @@ nlohmann::ordered_json host_json(const HostCounters& c, const Simulation& sim, i
 
 // Fault counters over the whole run (warm-up included: a fault then still matters).
 nlohmann::ordered_json faults_json(const FaultCounters& c) {
-  return {{"dropped_kicks", c.dropped_kicks},
-          {"delayed_kicks", c.delayed_kicks},
-          {"delayed_ipis", c.delayed_ipis},
-          {"spurious_wakeups", c.spurious_wakeups},
-          {"late_wakeups", c.late_wakeups},
-          {"late_wakeup_ns", c.late_wakeup_ns},
-          {"max_late_wakeup_ns", c.max_late_wakeup_ns},
-          {"preempted_holders", c.preempted_holders},
-          {"preempted_queue_heads", c.preempted_queue_heads},
-          {"preempted_at_access", c.preempted_at_access}};
+  nlohmann::ordered_json j;
+#define PVLOCK_X(field, type, meaning) j[#field] = c.field;
+  PVLOCK_FAULT_COUNTERS(PVLOCK_X)
+#undef PVLOCK_X
+  return j;
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ inline constexpr const char* kKickPathNames[kKickPaths] = {"on_cpu", "queued", "
 // Every host counter, once: X(field, type, json_pointer, meaning). The list makes the
 // struct's fields, the run JSON's "host" object (harness/run.cpp, in this order; a pointer
 // with two levels nests) and their table in the user guide
-// (docs/guide/explaining-a-run.md, scripts/host-counters-doc.py), so a field and its key
+// (docs/guide/explaining-a-run.md, scripts/x-list-docs.py), so a field and its key
 // cannot drift apart.
 // Counted from time 0 and zeroed when the measured window starts (measure_start()), so a
 // run's totals cover the window and a sampler (harness/series.hpp) also sees the warm-up.

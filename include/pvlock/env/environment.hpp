@@ -60,53 +60,40 @@ struct SpinBudget {
 
 // Which kernel loop a spin belongs to: the simulator attributes spinning CPU time to these
 // symbols (its perf-like profile) and the trace names them. Natively it is ignored.
+// Every spin site, once: X(name, kernel symbol, meaning). The list makes the enum, the
+// symbol each site is profiled under and the profile table of the user guide
+// (docs/guide/explaining-a-run.md, scripts/x-list-docs.py). `other` stays last: the
+// simulator's profile symbols (sim/guest/profile.hpp) continue after it.
+#define PVLOCK_SPIN_SITES(X)                                                                       \
+  X(tas_spin, "virt_spin_lock", "virt_spin_lock() / test-and-set spinning")                        \
+  X(ticket_spin, "ticket_spin_lock", "ticket lock: waiting for the ticket to come up")             \
+  X(mcs_spin, "mcs_spin_lock", "MCS lock: waiting for the predecessor's hand-off")                 \
+  X(qspinlock_pending, "queued_spin_lock_slowpath", "the pending bit's wait for the owner")        \
+  X(qspinlock_node, "queued_spin_lock_slowpath", "native MCS node wait")                           \
+  X(qspinlock_head, "queued_spin_lock_slowpath",                                                   \
+    "native queue head waiting for owner and pending to clear")                                    \
+  X(pv_wait_node, "pv_wait_node", "PV queued waiter's spin before it halts")                       \
+  X(pv_wait_head_or_lock, "pv_wait_head_or_lock", "PV queue head's spin before it halts")          \
+  X(qspinlock_next, "queued_spin_lock_slowpath", "new owner waiting for its successor to link in") \
+  X(osq_lock, "osq_lock", "optimistic spin queue: waiting for the predecessor")                    \
+  X(mutex_spin_on_owner, "mutex_spin_on_owner", "mutex owner spinning")                            \
+  X(rwsem_spin_on_owner, "rwsem_spin_on_owner", "rwsem owner spinning")                            \
+  X(call_function, "smp_call_function_many", "waiting for the targets of a synchronous IPI")       \
+  X(other, "spin", "any other spin loop")
+
 enum class SpinSite : std::uint8_t {
-  tas_spin,  // virt_spin_lock() / test-and-set spinning
-  ticket_spin,
-  mcs_spin,
-  qspinlock_pending,     // pending-bit wait in queued_spin_lock_slowpath
-  qspinlock_node,        // MCS node wait (native)
-  qspinlock_head,        // queue head waiting for owner and pending to clear (native)
-  pv_wait_node,          // PV non-head spin before halting
-  pv_wait_head_or_lock,  // PV head spin before halting
-  qspinlock_next,        // new owner waiting for its successor to link in
-  osq_lock,
-  mutex_spin_on_owner,
-  rwsem_spin_on_owner,
-  call_function,  // smp_call_function_many(): waiting for the targets of a synchronous IPI
-  other,
+#define PVLOCK_X(name, symbol, meaning) name,
+  PVLOCK_SPIN_SITES(PVLOCK_X)
+#undef PVLOCK_X
 };
 
 inline constexpr const char* spin_site_symbol(SpinSite s) {
   switch (s) {
-    case SpinSite::tas_spin:
-      return "virt_spin_lock";
-    case SpinSite::ticket_spin:
-      return "ticket_spin_lock";
-    case SpinSite::mcs_spin:
-      return "mcs_spin_lock";
-    case SpinSite::qspinlock_pending:
-      return "queued_spin_lock_slowpath";
-    case SpinSite::qspinlock_node:
-      return "queued_spin_lock_slowpath";
-    case SpinSite::qspinlock_head:
-      return "queued_spin_lock_slowpath";
-    case SpinSite::pv_wait_node:
-      return "pv_wait_node";
-    case SpinSite::pv_wait_head_or_lock:
-      return "pv_wait_head_or_lock";
-    case SpinSite::qspinlock_next:
-      return "queued_spin_lock_slowpath";
-    case SpinSite::osq_lock:
-      return "osq_lock";
-    case SpinSite::mutex_spin_on_owner:
-      return "mutex_spin_on_owner";
-    case SpinSite::rwsem_spin_on_owner:
-      return "rwsem_spin_on_owner";
-    case SpinSite::call_function:
-      return "smp_call_function_many";
-    case SpinSite::other:
-      return "spin";
+#define PVLOCK_X(name, symbol, meaning) \
+  case SpinSite::name:                  \
+    return symbol;
+    PVLOCK_SPIN_SITES(PVLOCK_X)
+#undef PVLOCK_X
   }
   return "spin";
 }

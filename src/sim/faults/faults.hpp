@@ -47,17 +47,26 @@ class Simulation;
 struct Task;
 struct Vcpu;
 
+// Every fault counter, once: X(field, type, meaning). The list makes the struct, the run
+// JSON's "faults" object (harness/run.cpp, keys = field names, in this order) and the table
+// in the user guide (docs/guide/robustness.md, scripts/x-list-docs.py).
+#define PVLOCK_FAULT_COUNTERS(X)                                                            \
+  X(dropped_kicks, std::uint64_t, "kicks lost (`drop_kick`)")                               \
+  X(delayed_kicks, std::uint64_t, "kicks delivered late (`kick_delay_ns`)")                 \
+  X(delayed_ipis, std::uint64_t, "IPIs delivered late (`ipi_delay_ns`)")                    \
+  /* injected; the lock's own pv_spurious_wakeup lockevent is separate */                   \
+  X(spurious_wakeups, std::uint64_t, "halts ended without a kick (`spurious_wakeup`)")      \
+  X(late_wakeups, std::uint64_t, "pv_wait halts ended by something else after a lost kick") \
+  X(late_wakeup_ns, std::int64_t, "sum over those of wake-up time minus lost kick, ns")     \
+  X(max_late_wakeup_ns, std::int64_t, "the longest of those, ns")                           \
+  X(preempted_holders, std::uint64_t, "holders descheduled after acquiring")                \
+  X(preempted_queue_heads, std::uint64_t, "qspinlock queue heads descheduled")              \
+  X(preempted_at_access, std::uint64_t, "vCPUs descheduled after a memory access")
+
 struct FaultCounters {
-  std::uint64_t dropped_kicks = 0;
-  std::uint64_t delayed_kicks = 0;
-  std::uint64_t delayed_ipis = 0;
-  std::uint64_t spurious_wakeups = 0;  // injected (the lock's pv_spurious_wakeup is separate)
-  std::uint64_t late_wakeups = 0;      // pv_wait halts ended by something else after a lost kick
-  std::int64_t late_wakeup_ns = 0;     // sum of (wake-up - lost kick)
-  std::int64_t max_late_wakeup_ns = 0;
-  std::uint64_t preempted_holders = 0;
-  std::uint64_t preempted_queue_heads = 0;
-  std::uint64_t preempted_at_access = 0;
+#define PVLOCK_X(field, type, meaning) type field = 0;
+  PVLOCK_FAULT_COUNTERS(PVLOCK_X)
+#undef PVLOCK_X
 };
 
 class Faults {
