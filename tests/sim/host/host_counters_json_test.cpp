@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "host/scenario_run.hpp"
+#include "sim/host/scenario_run.hpp"
 #include "sim/host_counters.hpp"
 
 namespace pvlock::sim::test {

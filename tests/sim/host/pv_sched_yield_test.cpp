@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "host/scenario_run.hpp"
+#include "sim/host/scenario_run.hpp"
 
 namespace pvlock::sim {
 namespace {

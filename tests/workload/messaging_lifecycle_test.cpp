@@ -8,7 +8,7 @@
 
 #include "harness/run.hpp"
 #include "scenario/parse.hpp"
-#include "sim_helpers.hpp"
+#include "sim/sim_helpers.hpp"
 
 namespace pvlock::sim {
 namespace {

@@ -10,8 +10,8 @@
 #include "harness/run.hpp"
 #include "scenario/parse.hpp"
 #include "sim/guest/sim_env.hpp"
+#include "sim/sim_helpers.hpp"
 #include "sim/simulation.hpp"
-#include "sim_helpers.hpp"
 #include "workload/guest_api.hpp"
 
 namespace pvlock::sim {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "harness/run.hpp"
-#include "sim_helpers.hpp"
+#include "sim/sim_helpers.hpp"
 
 namespace pvlock::sim {
 namespace {

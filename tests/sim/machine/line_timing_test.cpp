@@ -10,8 +10,8 @@
 #include <limits>
 
 #include "sim/guest/sim_env.hpp"
+#include "sim/sim_helpers.hpp"
 #include "sim/simulation.hpp"
-#include "sim_helpers.hpp"
 
 namespace pvlock::sim {
 namespace {

@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "sim/guest/sim_env.hpp"
+#include "sim/sim_helpers.hpp"
 #include "sim/simulation.hpp"
-#include "sim_helpers.hpp"
 #include "workload/guest_api.hpp"
 
 namespace pvlock::sim {
