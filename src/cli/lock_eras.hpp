@@ -31,7 +31,8 @@ inline constexpr LockEra kLockEras[] = {
      "v4.10); the 5.3 __mutex_trylock_or_owner rule is not modelled"},
     {"rwsem",
      "v6.0-6.2 (handoff_set, reader stealing, no reader optimistic spinning); rwsem_handoff "
-     "follows the guest profile (off before v5.3); pre-5.11 reader spinning not modelled"},
+     "follows the guest profile (off before v5.3), and so does rwsem_reader_spin: the "
+     "v5.3-v5.10 readers' OSQ spinning with RD/WR_NONSPINNABLE, in place of stealing"},
     {"busted", "none: a negative control"},
 };
 

@@ -59,6 +59,10 @@ constexpr Step kMutexHandoff[] = {
 constexpr Step kRwsemHandoff[] = {
     {{5, 3}, true, "4f23dbc1e657 locking/rwsem: Implement lock handoff to prevent lock starvation"},
 };
+constexpr Step kRwsemReaderSpin[] = {
+    {{5, 3}, true, "cf69482d62d9 locking/rwsem: Enable readers spinning on writer"},
+    {{5, 11}, false, "617f3ef95177 locking/rwsem: Remove reader optimistic spinning"},
+};
 constexpr Step kWakePlacement[] = {
     {{4, 19},
      "available_idle_cpu"sv,
@@ -79,6 +83,8 @@ constexpr EraSwitch kGuest[] = {
     {"mutex_handoff", "MUTEX_FLAG_HANDOFF: a woken first waiter that loses claims the lock", false,
      kMutexHandoff},
     {"rwsem_handoff", "RWSEM_FLAG_HANDOFF: a starving waiter stops stealing", false, kRwsemHandoff},
+    {"rwsem_reader_spin", "rwsem readers spin on the OSQ (RD/WR_NONSPINNABLE owner bits)", false,
+     kRwsemReaderSpin},
     {"wake_placement", "where try_to_wake_up() places a woken task", "idle_cpu"sv, kWakePlacement},
 };
 

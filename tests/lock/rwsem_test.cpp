@@ -280,6 +280,90 @@ TEST_F(RwSemTest, ReaderStealsAFreeLockFromAWokenWriter) {
   EXPECT_EQ(r.count_word(), 0u);
 }
 
+// ---- v5.3-v5.10: readers spin (rwsem_reader_spin) -----------------------------------
+
+TEST_F(RwSemTest, V53ReaderSpinsOnARunningWriterAndTakesTheLockUnqueued) {
+  HookEnv::policies().rwsem.reader_spin = true;
+  constexpr int kW = 291, kR = 292;
+  R r;
+  Holder w, rd;
+  w.start(r, kW, false);
+  ASSERT_TRUE(eventually([&] { return w.acquired.load(); }));
+  // The writer runs: the reader queues on the OSQ and spins on it instead of sleeping.
+  rd.start(r, kR, true);
+  ASSERT_TRUE(eventually([&] { return r.osq_busy(); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_TRUE(r.osq_busy());
+  EXPECT_FALSE(sleeping(kR));
+  EXPECT_FALSE(rd.acquired.load());
+  EXPECT_EQ(r.count_word() & rwsem::kFlagWaiters, 0u);  // never queued
+  w.finish();
+  ASSERT_TRUE(eventually([&] { return rd.acquired.load(); }));
+  EXPECT_EQ(counter(LockEvent::rwsem_opt_rlock), 1u);
+  EXPECT_EQ(counter(LockEvent::rwsem_sleep_reader), 0u);
+  EXPECT_EQ(counter(LockEvent::rwsem_rlock_steal), 0u);
+  EXPECT_NE(r.owner_word() & rwsem::kReaderOwned, 0u);
+  rd.finish();
+  EXPECT_EQ(r.count_word(), 0u);
+}
+
+TEST_F(RwSemTest, WithoutReaderSpinningAReaderSleepsBehindARunningWriter) {
+  // The v5.11+ rwsem: no reader spinning, so the same reader queues and sleeps.
+  constexpr int kW = 293, kR = 294;
+  R r;
+  Holder w, rd;
+  w.start(r, kW, false);
+  ASSERT_TRUE(eventually([&] { return w.acquired.load(); }));
+  rd.start(r, kR, true);
+  ASSERT_TRUE(eventually([&] { return sleeping(kR); }));
+  EXPECT_FALSE(r.osq_busy());
+  w.finish();
+  ASSERT_TRUE(eventually([&] { return rd.acquired.load(); }));
+  EXPECT_EQ(counter(LockEvent::rwsem_opt_rlock), 0u);
+  EXPECT_EQ(counter(LockEvent::rwsem_wake_reader), 1u);
+  rd.finish();
+  EXPECT_EQ(r.count_word(), 0u);
+}
+
+TEST_F(RwSemTest, V53WriterTimedOutOnReadersTurnsReaderSpinningOff) {
+  // A writer that times out on readers sets RD_ and WR_NONSPINNABLE; once it holds the lock
+  // it sets RD_NONSPINNABLE again, so a reader arriving then sleeps instead of spinning.
+  HookEnv::policies().rwsem.reader_spin = true;
+  HookEnv::hooks().fake_clock = true;
+  constexpr int kR1 = 295, kW = 296, kR2 = 297;
+  R r;
+  Holder r1, w, r2;
+  r1.start(r, kR1, true);
+  ASSERT_TRUE(eventually([&] { return r1.acquired.load(); }));
+  w.start(r, kW, false);
+  ASSERT_TRUE(eventually([&] { return r.osq_busy(); }));
+  ASSERT_TRUE(eventually([&] { return HookEnv::hooks().clock_reads.load() > 0; }));
+  advance_clock(11'000);  // past the 10.5 us limit for one reader
+  ASSERT_TRUE(eventually([&] { return sleeping(kW); }));
+  const std::uintptr_t both = rwsem::kRdNonspinnable | rwsem::kWrNonspinnable;
+  EXPECT_EQ(r.owner_word() & both, both);
+  EXPECT_EQ(counter(LockEvent::rwsem_opt_nospin), 1u);
+
+  // The last reader out clears only the writers' bit and wakes the writer, which turns
+  // reader spinning off as it takes the lock.
+  r1.finish();
+  ASSERT_TRUE(eventually([&] { return w.acquired.load(); }));
+  EXPECT_EQ(r.owner_word() & both, rwsem::kRdNonspinnable);
+  EXPECT_EQ(counter(LockEvent::rwsem_opt_norspin), 1u);
+
+  // A reader that finds RD_NONSPINNABLE does not spin on the running writer: it sleeps.
+  r2.start(r, kR2, true);
+  ASSERT_TRUE(eventually([&] { return sleeping(kR2); }));
+  EXPECT_FALSE(r.osq_busy());
+  w.finish();
+  ASSERT_TRUE(eventually([&] { return r2.acquired.load(); }));
+  // Granted by the writer's wake-up, it hands on the RD_NONSPINNABLE it saw at entry.
+  EXPECT_NE(r.owner_word() & rwsem::kRdNonspinnable, 0u);
+  EXPECT_EQ(counter(LockEvent::rwsem_opt_rlock), 0u);
+  r2.finish();
+  EXPECT_EQ(r.count_word(), 0u);
+}
+
 // ---- torture: real threads, NativeEnv -------------------------------------------------
 
 int cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }

@@ -64,6 +64,9 @@ namespace pvlock {
   X(rwsem_wlock)                                                                    \
   X(rwsem_wlock_fail)                                                               \
   X(rwsem_wlock_handoff)                                                            \
+  X(rwsem_opt_rlock)     /* v5.3-v5.10: a reader took it while spinning */          \
+  X(rwsem_opt_rlock2)    /* ... or by the reader-phase trylock after the spin */    \
+  X(rwsem_opt_norspin)   /* ... reader spinning disabled on this rwsem */           \
   /* cost of vcpu_is_preempted() calls (seed 004) */                                \
   X(vcpu_is_preempted_calls)                                                        \
   /* kvm.c PV ticket lock, 3.12-3.19 (debugfs kvm-guest/spinlocks) */               \

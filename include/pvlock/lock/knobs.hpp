@@ -178,6 +178,10 @@ inline std::span<const Knob> all_knobs() {
        "an rwsem waiter older than 4 ms stops stealing and is next (false: pre-v5.3)",
        [](LockPolicies& p, std::string_view v) { return parse_bool(v, p.handoff.rwsem); },
        [](const LockPolicies& p) { return std::string(p.handoff.rwsem ? "true" : "false"); }},
+      {"rwsem_reader_spin", "RWSEM_RD_NONSPINNABLE", "cf69482d62d9 (v5.3) - 617f3ef95177 (v5.11)",
+       "true | false", "rwsem readers spin on the OSQ like writers (true: v5.3-v5.10)",
+       [](LockPolicies& p, std::string_view v) { return parse_bool(v, p.rwsem.reader_spin); },
+       [](const LockPolicies& p) { return std::string(p.rwsem.reader_spin ? "true" : "false"); }},
       {"spin_on_owner", "CONFIG_MUTEX_SPIN_ON_OWNER", "mutex.c / rwsem.c", "true | false",
        "mutex/rwsem optimistic spinning on a running owner",
        [](LockPolicies& p, std::string_view v) {

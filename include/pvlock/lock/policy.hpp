@@ -99,12 +99,23 @@ inline constexpr const char* raw_spinlock_kind_name(RawSpinlockKind k) {
   return "?";
 }
 
+// The rwsem's era beyond its hand-off (docs/eras.md).
+struct RwsemPolicy {
+  // v5.3-v5.10: readers spin optimistically too, on the OSQ, and the owner word has one
+  // nonspinnable bit per side (RWSEM_RD_NONSPINNABLE, RWSEM_WR_NONSPINNABLE). From
+  // cf69482d62d9 ("locking/rwsem: Enable readers spinning on writer", v5.3) to
+  // 617f3ef95177 ("locking/rwsem: Remove reader optimistic spinning", v5.11), which
+  // replaced it with reader lock stealing. False: the v5.11+ rwsem.
+  bool reader_spin = false;
+};
+
 struct LockPolicies {
   QspinlockPolicy qspinlock;
   OsqPolicy osq;
   OwnerSpinPolicy owner_spin;
   HandoffPolicy handoff;
   RawSpinlockKind raw_spinlock = RawSpinlockKind::automatic;
+  RwsemPolicy rwsem;
 };
 
 }  // namespace pvlock

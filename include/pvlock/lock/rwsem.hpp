@@ -6,6 +6,12 @@
 // - Readers take the lock with one fetch_add of READER_BIAS; if a writer, a waiter or a
 //   hand-off is in the way they may still *steal* it (no writer holds it and no HANDOFF),
 //   otherwise they queue and sleep. Readers never spin (removed in v5.11, 617f3ef95177).
+//   With policies().rwsem.reader_spin (the v5.3-v5.10 rwsem) they do not steal but spin:
+//   a reader that finds a running writer owner queues on the OSQ and spins on it like a
+//   writer, taking the lock unqueued (no writer, no HANDOFF) when it can; the owner word
+//   then has a nonspinnable bit per side, RD_NONSPINNABLE set with WR_NONSPINNABLE by a
+//   writer that timed out on readers, and again by a writer that got the lock after seeing
+//   them (reader spinning had not paid off), until a writer takes the lock unseen.
 // - Writers spin optimistically, queued on an OSQ: on a writer owner for as long as it runs
 //   (and, in a guest, its vCPU is not preempted: the preempt_check_period knob of seed 004
 //   applies here as in the mutex); on reader owners for a bounded time only,
@@ -126,6 +132,9 @@ class RwSem {
     typename Env::template atomic<std::uintptr_t> task{};
     WaiterType type = WaiterType::write;
     std::int64_t timeout_ns = 0;
+    // v5.3-v5.10: the owner word at the reader's slowpath entry (its task if reader-owned,
+    // else only RD_NONSPINNABLE), handed on to the owner word when the reader is granted.
+    std::uintptr_t last_rowner = 0;
     // Written under wait_lock by whoever sets HANDOFF on this (first) waiter's behalf, read
     // by the waiter itself after dropping wait_lock.
     typename Env::template atomic<std::uint8_t> handoff_set{};
@@ -149,24 +158,41 @@ class RwSem {
   }
   static std::uintptr_t delta(std::int64_t d) { return static_cast<std::uintptr_t>(d); }
 
+  // ---- era -------------------------------------------------------------------------------
+  // The v5.3-v5.10 rwsem: readers spin, one nonspinnable bit per side.
+  static bool reader_spin_era() { return Env::policies().rwsem.reader_spin; }
+  // The owner bit that keeps writers from spinning.
+  static std::uintptr_t wr_nonspinnable() {
+    return reader_spin_era() ? rwsem::kWrNonspinnable : rwsem::kNonspinnable;
+  }
+  // Every nonspinnable bit of the era (RWSEM_NONSPINNABLE).
+  static std::uintptr_t all_nonspinnable() {
+    return reader_spin_era() ? rwsem::kRdNonspinnable | rwsem::kWrNonspinnable
+                             : rwsem::kNonspinnable;
+  }
+
   // ---- owner word -----------------------------------------------------------------------
   void set_owner() { owner_.store(task_word(Env::current()), std::memory_order_relaxed); }
-  // __rwsem_set_reader_owned(): keeps NONSPINNABLE (a hint for writers, not a lock state).
-  void set_reader_owned(Task* t) {
+  // __rwsem_set_reader_owned(): keeps NONSPINNABLE (a hint for writers, not a lock state;
+  // v5.3-v5.10 keep RD_NONSPINNABLE, the same bit). `extra`: RD_NONSPINNABLE handed on
+  // from a granted reader's slowpath entry.
+  void set_reader_owned(Task* t, std::uintptr_t extra = 0) {
     const std::uintptr_t keep = owner_.load(std::memory_order_relaxed) & rwsem::kNonspinnable;
-    owner_.store(task_word(t) | rwsem::kReaderOwned | keep, std::memory_order_relaxed);
+    owner_.store(task_word(t) | rwsem::kReaderOwned | keep | extra, std::memory_order_relaxed);
   }
   // rwsem_set_nonspinnable(): only while still reader-owned.
   void set_nonspinnable() {
+    const std::uintptr_t bits = all_nonspinnable();
     std::uintptr_t owner = owner_.load(std::memory_order_relaxed);
     do {
-      if ((owner & rwsem::kReaderOwned) == 0 || (owner & rwsem::kNonspinnable) != 0) return;
-    } while (
-        !owner_.compare_exchange(owner, owner | rwsem::kNonspinnable, std::memory_order_relaxed));
+      if ((owner & rwsem::kReaderOwned) == 0 || (owner & bits) != 0) return;
+    } while (!owner_.compare_exchange(owner, owner | bits, std::memory_order_relaxed));
   }
+  // clear_nonspinnable() (v5.3-v5.10 clear_wr_nonspinnable(): readers stay held off).
   void clear_nonspinnable() {
-    if ((owner_.load(std::memory_order_relaxed) & rwsem::kNonspinnable) != 0)
-      owner_.fetch_and(~rwsem::kNonspinnable, std::memory_order_relaxed);
+    const std::uintptr_t bit = wr_nonspinnable();
+    if ((owner_.load(std::memory_order_relaxed) & bit) != 0)
+      owner_.fetch_and(~bit, std::memory_order_relaxed);
   }
 
   // ---- fast paths -----------------------------------------------------------------------
@@ -225,8 +251,14 @@ class RwSem {
         count_.fetch_add(delta(-adjustment), std::memory_order_seq_cst);
         return;
       }
-      // Reader-owned from now on: spinning writers see it early.
-      set_reader_owned(word_task(first->task.load(std::memory_order_relaxed)));
+      // Reader-owned from now on: spinning writers see it early. v5.3-v5.10 hand on the
+      // RD_NONSPINNABLE the first reader saw at its slowpath entry.
+      std::uintptr_t extra = 0;
+      if (reader_spin_era() && (first->last_rowner & rwsem::kRdNonspinnable) != 0) {
+        extra = rwsem::kRdNonspinnable;
+        Env::count(LockEvent::rwsem_opt_norspin);
+      }
+      set_reader_owned(word_task(first->task.load(std::memory_order_relaxed)), extra);
     }
 
     // Pass 1: move every queued reader (writers stay, in order) to a private list, chained
@@ -305,6 +337,10 @@ class RwSem {
   // ---- readers --------------------------------------------------------------------------
   // rwsem_down_read_slowpath(); `count` includes our own bias.
   void read_slowpath(std::uintptr_t count) {
+    if (reader_spin_era()) {
+      read_slowpath_spinning();
+      return;
+    }
     std::int64_t adjustment = -static_cast<std::int64_t>(rwsem::kReaderBias);
     const std::uintptr_t readers = (count & ~rwsem::kFlagReadFail) >> rwsem::kReaderShift;
 
@@ -350,7 +386,107 @@ class RwSem {
     cond_wake_waiter(count, wq);
     wait_lock_.unlock_irq();
     wq.wake_all();
+    wait_for_grant(waiter);
+  }
 
+  // The v5.3-v5.10 rwsem_down_read_slowpath(): no stealing; spin on the OSQ unless the
+  // owner word says readers may not, then queue. Our bias is in count.
+  void read_slowpath_spinning() {
+    std::int64_t adjustment = -static_cast<std::int64_t>(rwsem::kReaderBias);
+    // The reader-owner we saw (or, if none, only whether readers may spin): the reader-phase
+    // trylock below and the grant in mark_wake() look at it.
+    std::uintptr_t last_rowner = owner_.load(std::memory_order_relaxed);
+    if ((last_rowner & rwsem::kReaderOwned) == 0) last_rowner &= rwsem::kRdNonspinnable;
+
+    if (Env::policies().owner_spin.spin_on_owner && can_spin_on_owner(rwsem::kRdNonspinnable)) {
+      // Spin without our bias, which would look like a reader owner to the writers.
+      count_.fetch_add(delta(-static_cast<std::int64_t>(rwsem::kReaderBias)),
+                       std::memory_order_relaxed);
+      adjustment = 0;
+      if (optimistic_spin(false)) {
+        // Wake the readers queued behind us if a reader heads the queue.
+        if ((count_.load(std::memory_order_relaxed) & rwsem::kFlagWaiters) != 0) {
+          WakeQ wq;
+          wait_lock_.lock_irq();
+          if (!waiters_.empty()) mark_wake(WakeType::read_owned, wq);
+          wait_lock_.unlock_irq();
+          wq.wake_all();
+        }
+        return;
+      }
+      if (reader_phase_trylock(last_rowner)) return;
+      Env::count(LockEvent::rwsem_opt_fail);
+    }
+
+    Waiter waiter;
+    waiter.task.store(task_word(Env::current()), std::memory_order_relaxed);
+    waiter.type = WaiterType::read;
+    waiter.timeout_ns = handoff_deadline();
+    waiter.last_rowner = last_rowner;
+
+    WakeQ wq;
+    wait_lock_.lock_irq();
+    const bool first = waiters_.empty();
+    if (first) {
+      // Nobody queued, no writer and no hand-off: our bias (if we kept it) makes us an owner.
+      if (adjustment != 0 && (count_.load(std::memory_order_acquire) &
+                              (rwsem::kWriterMask | rwsem::kFlagHandoff)) == 0) {
+        wait_lock_.unlock_irq();
+        set_reader_owned(Env::current());
+        Env::count(LockEvent::rwsem_rlock_fast);
+        return;
+      }
+      adjustment += static_cast<std::int64_t>(rwsem::kFlagWaiters);
+    }
+    add_waiter(&waiter);
+    std::uintptr_t count = 0;
+    if (adjustment != 0)
+      count = count_.fetch_add(delta(adjustment), std::memory_order_seq_cst) + delta(adjustment);
+    else
+      count = count_.load(std::memory_order_seq_cst);
+    // No lock holder: wake the head of the queue. No writer and we are first: wake
+    // ourselves, to join the readers holding it.
+    bool wake = false;
+    if ((count & rwsem::kLockMask) == 0) {
+      clear_nonspinnable();
+      wake = true;
+    }
+    if (wake || ((count & rwsem::kWriterMask) == 0 && first)) mark_wake(WakeType::any, wq);
+    wait_lock_.unlock_irq();
+    wq.wake_all();
+    wait_for_grant(waiter);
+  }
+
+  // rwsem_try_read_lock_unqueued() (v5.3-v5.10): join the readers unless a writer holds it
+  // or a hand-off is pending; back the bias out if one appeared meanwhile.
+  bool try_read_lock_unqueued() {
+    if ((count_.load(std::memory_order_relaxed) & (rwsem::kWriterMask | rwsem::kFlagHandoff)) != 0)
+      return false;
+    const std::uintptr_t old = count_.fetch_add(rwsem::kReaderBias, std::memory_order_acquire);
+    if ((old & (rwsem::kWriterMask | rwsem::kFlagHandoff)) == 0) {
+      set_reader_owned(Env::current());
+      Env::count(LockEvent::rwsem_opt_rlock);
+      return true;
+    }
+    count_.fetch_add(delta(-static_cast<std::int64_t>(rwsem::kReaderBias)),
+                     std::memory_order_relaxed);
+    return false;
+  }
+
+  // rwsem_reader_phase_trylock() (v5.3-v5.10): after a failed spin, still join a reader
+  // phase that began while we spun (the lock is reader-owned now, by another reader than at
+  // our slowpath entry, or was not reader-owned then).
+  bool reader_phase_trylock(std::uintptr_t last_rowner) {
+    const std::uintptr_t owner = owner_.load(std::memory_order_relaxed);
+    if ((owner & rwsem::kReaderOwned) == 0) return false;
+    if (((owner ^ last_rowner) & ~rwsem::kOwnerFlagsMask) == 0) return false;
+    if (!try_read_lock_unqueued()) return false;
+    Env::count(LockEvent::rwsem_opt_rlock2);
+    return true;
+  }
+
+  // Sleep until mark_wake() grants us the lock.
+  void wait_for_grant(Waiter& waiter) {
     for (;;) {
       Env::prepare_block();
       // Pairs with mark_wake()'s store: the grant and everything before it. seq_cst, as are
@@ -399,8 +535,13 @@ class RwSem {
 
   // rwsem_down_write_slowpath()
   void write_slowpath() {
-    if (Env::policies().owner_spin.spin_on_owner && can_spin_on_owner() && optimistic_spin())
+    if (Env::policies().owner_spin.spin_on_owner && can_spin_on_owner(wr_nonspinnable()) &&
+        optimistic_spin(true))
       return;
+    // v5.3-v5.10: a writer that failed to spin where a nonspinnable bit was set turns reader
+    // spinning off for this rwsem once it holds the lock (rwsem_disable_reader_optspin()).
+    const bool disable_rspin =
+        reader_spin_era() && (owner_.load(std::memory_order_relaxed) & all_nonspinnable()) != 0;
 
     Waiter waiter;
     waiter.task.store(task_word(Env::current()), std::memory_order_relaxed);
@@ -430,13 +571,17 @@ class RwSem {
       // of sleeping, and retry at once if it has just let go.
       bool retry_now = false;
       if (waiter.handoff_set.load(std::memory_order_relaxed) != 0)
-        retry_now = spin_on_owner() == rwsem::OwnerState::null;
+        retry_now = spin_on_owner(all_nonspinnable()) == rwsem::OwnerState::null;
       if (!retry_now) {
         schedule_preempt_disabled();
         Env::count(LockEvent::rwsem_sleep_writer);
         Env::prepare_block();
       }
       wait_lock_.lock_irq();
+    }
+    if (disable_rspin) {
+      owner_.fetch_or(rwsem::kRdNonspinnable, std::memory_order_relaxed);
+      Env::count(LockEvent::rwsem_opt_norspin);
     }
     wait_lock_.unlock_irq();
     Env::count(LockEvent::rwsem_wlock);
@@ -450,14 +595,14 @@ class RwSem {
     return Env::now_ns() + rwsem::kWaitTimeoutNs;
   }
 
-  // ---- optimistic spinning (writers) ----------------------------------------------------
-  // rwsem_can_spin_on_owner()
-  bool can_spin_on_owner() {
+  // ---- optimistic spinning (writers; v5.3-v5.10 readers too) ------------------------------
+  // rwsem_can_spin_on_owner(); `nonspinnable`: the owner bit that stops this side.
+  bool can_spin_on_owner(std::uintptr_t nonspinnable) {
     bool ok = !Env::need_resched();
     if (ok) {
       const std::uintptr_t owner = owner_.load(std::memory_order_relaxed);
       Task* t = word_task(owner);
-      if ((owner & rwsem::kNonspinnable) != 0 ||
+      if ((owner & nonspinnable) != 0 ||
           (t != nullptr && (owner & rwsem::kReaderOwned) == 0 && !owner_on_cpu<Env>(t)))
         ok = false;
     }
@@ -480,10 +625,10 @@ class RwSem {
 
   // rwsem_spin_on_owner(): spin while the same writer owns the lock and runs. Returns the
   // state of the new owner, or nonspinnable if the spin had to stop.
-  rwsem::OwnerState spin_on_owner() {
+  rwsem::OwnerState spin_on_owner(std::uintptr_t nonspinnable) {
     if (!Env::policies().owner_spin.spin_on_owner) return rwsem::OwnerState::nonspinnable;
     const std::uintptr_t owner = owner_.load(std::memory_order_relaxed);
-    const rwsem::OwnerState state = rwsem::owner_state(owner);
+    const rwsem::OwnerState state = rwsem::owner_state(owner, nonspinnable);
     if (state != rwsem::OwnerState::writer) return state;
 
     Task* t = word_task(owner);
@@ -500,29 +645,36 @@ class RwSem {
         forever, Env::policies().owner_spin.preempt_check_period,
         // owner_on_cpu()'s vcpu_is_preempted(), every preempt_check_period iterations.
         [&] { return Env::vcpu_is_preempted(Env::task_cpu(t)); });
-    return changed ? rwsem::owner_state(now_owner) : rwsem::OwnerState::nonspinnable;
+    return changed ? rwsem::owner_state(now_owner, nonspinnable) : rwsem::OwnerState::nonspinnable;
   }
 
-  // rwsem_optimistic_spin(): OSQ, then alternate owner-spinning and unqueued trylocks.
-  bool optimistic_spin() {
+  // rwsem_optimistic_spin(): OSQ, then alternate owner-spinning and unqueued trylocks. A
+  // reader (`wlock` false, v5.3-v5.10 only) has no time limit on readers: it joins them.
+  // A reader's failure is counted by its caller, which may still take the lock.
+  bool optimistic_spin(bool wlock) {
+    const std::uintptr_t nonspinnable = wlock ? wr_nonspinnable() : rwsem::kRdNonspinnable;
     bool taken = false;
     if (osq_.lock()) {
       rwsem::OwnerState prev_state = rwsem::OwnerState::null;
       std::int64_t deadline = 0;
       for (;;) {
-        const rwsem::OwnerState state = spin_on_owner();
+        const rwsem::OwnerState state = spin_on_owner(nonspinnable);
         if (!rwsem::spinnable(state)) break;
-        if ((taken = try_write_lock_unqueued())) break;
+        if ((taken = wlock ? try_write_lock_unqueued() : try_read_lock_unqueued())) break;
 
-        if (state == rwsem::OwnerState::reader) {
+        if (!wlock) {
+          // Not a running writer to watch (that is spin_on_owner()): spin until the owner
+          // word or the lock word changes, as the kernel's loop re-reads them.
+          if (state != rwsem::OwnerState::writer && !wait_read_chance()) break;
+        } else if (state == rwsem::OwnerState::reader) {
           // The time limit restarts whenever a reader phase begins, so that a writer may
           // steal between two reader phases and still spin a full period on the second.
           if (prev_state != rwsem::OwnerState::reader) {
-            if ((owner_.load(std::memory_order_relaxed) & rwsem::kNonspinnable) != 0) break;
+            if ((owner_.load(std::memory_order_relaxed) & nonspinnable) != 0) break;
             deadline = Env::now_ns() + reader_spin_limit();
           }
           bool timed_out = false;
-          if (!wait_reader_phase(deadline, timed_out)) {
+          if (!wait_reader_phase(deadline, nonspinnable, timed_out)) {
             if (timed_out) {
               set_nonspinnable();
               Env::count(LockEvent::rwsem_opt_nospin);
@@ -538,8 +690,27 @@ class RwSem {
       }
       osq_.unlock();
     }
-    if (!taken) Env::count(LockEvent::rwsem_opt_fail);
+    if (!taken && wlock) Env::count(LockEvent::rwsem_opt_fail);
     return taken;
+  }
+
+  // A spinning reader's wait (v5.3-v5.10): until the owner word changes or no writer and no
+  // hand-off is in the way. False on need_resched().
+  bool wait_read_chance() {
+    const std::uintptr_t owner = owner_.load(std::memory_order_relaxed);
+    bool resched = false;
+    SpinBudget forever{std::numeric_limits<std::uint64_t>::max()};
+    Env::spin_until(
+        SpinSite::rwsem_spin_on_owner,
+        [&] {
+          if (owner_.load(std::memory_order_relaxed) != owner) return true;
+          if ((count_.load(std::memory_order_relaxed) &
+               (rwsem::kWriterMask | rwsem::kFlagHandoff)) == 0)
+            return true;
+          return resched = Env::need_resched();
+        },
+        forever, 0, [] { return false; });
+    return !resched;
   }
 
   std::int64_t reader_spin_limit() const {
@@ -551,14 +722,14 @@ class RwSem {
   // to a writer, or the owner stops being "readers" (a writer stole it, or someone set
   // NONSPINNABLE). need_resched() ends it at once, the clock every 16 iterations. False if
   // spinning must stop (`timed_out` says whether it was the clock).
-  bool wait_reader_phase(std::int64_t deadline, bool& timed_out) {
+  bool wait_reader_phase(std::int64_t deadline, std::uintptr_t nonspinnable, bool& timed_out) {
     bool resched = false;
     SpinBudget forever{std::numeric_limits<std::uint64_t>::max()};
     const SpinResult r = Env::spin_until(
         SpinSite::rwsem_spin_on_owner,
         [&] {
           if (rwsem::free_for_writer(count_.load(std::memory_order_relaxed))) return true;
-          if ((owner_.load(std::memory_order_relaxed) & rwsem::kOwnerFlagsMask) !=
+          if ((owner_.load(std::memory_order_relaxed) & (rwsem::kReaderOwned | nonspinnable)) !=
               rwsem::kReaderOwned)
             return true;
           return resched = Env::need_resched();

@@ -6,7 +6,8 @@
 //         (each holds READER_BIAS), top bit READ_FAIL (reader-count overflow guard).
 // owner:  the writer's task; or, with READER_OWNED, the last reader to take it (readers are
 //         not tracked individually, so this is a hint); NONSPINNABLE set by a writer that
-//         timed out spinning on readers, so that the next writers go straight to sleep.
+//         timed out spinning on readers, so that the next writers go straight to sleep
+//         (v5.3-v5.10: RD_NONSPINNABLE and WR_NONSPINNABLE, one for each side).
 #pragma once
 
 #include <algorithm>
@@ -30,7 +31,12 @@ inline constexpr std::uintptr_t kReadFailedMask =
 
 inline constexpr std::uintptr_t kReaderOwned = 1u << 0;   // RWSEM_READER_OWNED
 inline constexpr std::uintptr_t kNonspinnable = 1u << 1;  // RWSEM_NONSPINNABLE
-inline constexpr std::uintptr_t kOwnerFlagsMask = kReaderOwned | kNonspinnable;
+// v5.3-v5.10 (reader spinning): the same bit is RWSEM_RD_NONSPINNABLE, readers may not
+// spin, and a second one, RWSEM_WR_NONSPINNABLE, stops writers; a writer that times out on
+// readers sets both.
+inline constexpr std::uintptr_t kRdNonspinnable = kNonspinnable;
+inline constexpr std::uintptr_t kWrNonspinnable = 1u << 2;
+inline constexpr std::uintptr_t kOwnerFlagsMask = kReaderOwned | kNonspinnable | kWrNonspinnable;
 
 // RWSEM_WAIT_TIMEOUT = DIV_ROUND_UP(HZ, 250) jiffies: 4 ms at HZ=250 and at HZ=1000. A first
 // waiter queued longer than this may claim HANDOFF.
@@ -63,9 +69,11 @@ enum class OwnerState : std::uint8_t {
 };
 constexpr bool spinnable(OwnerState s) { return s != OwnerState::nonspinnable; }
 
-// rwsem_owner_state()
-constexpr OwnerState owner_state(std::uintptr_t owner_word) {
-  if ((owner_word & kNonspinnable) != 0) return OwnerState::nonspinnable;
+// rwsem_owner_state(); `nonspinnable` is the bit that stops this spinner (v5.3-v5.10: the
+// reader's or the writer's).
+constexpr OwnerState owner_state(std::uintptr_t owner_word,
+                                 std::uintptr_t nonspinnable = kNonspinnable) {
+  if ((owner_word & nonspinnable) != 0) return OwnerState::nonspinnable;
   if ((owner_word & kReaderOwned) != 0) return OwnerState::reader;
   return (owner_word & ~kOwnerFlagsMask) != 0 ? OwnerState::writer : OwnerState::null;
 }
