@@ -307,13 +307,14 @@ class RwSem {
     }
   }
 
-  // rwsem_cond_wake_waiter(): wake the queue if the lock is not writer-held.
+  // rwsem_cond_wake_waiter(): wake the queue if the lock is not writer-held. (The v5.3-v5.10
+  // writer did the same inline without touching WR_NONSPINNABLE.)
   void cond_wake_waiter(std::uintptr_t count, WakeQ& wq) {
     if ((count & rwsem::kWriterMask) != 0) return;
     WakeType type = WakeType::readers;
     if ((count & rwsem::kReaderMask) == 0) {
       type = WakeType::any;
-      clear_nonspinnable();
+      if (!reader_spin_era()) clear_nonspinnable();
     }
     mark_wake(type, wq);
   }
