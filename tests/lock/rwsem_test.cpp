@@ -42,6 +42,7 @@ struct Holder {
   std::atomic<bool> release{false};
   std::atomic<bool> started{false};
   std::atomic<int> order{-1};
+  std::atomic<bool> linger{false};  // stay on the CPU after unlocking until cleared
   std::thread t;
   void start(R& r, int cpu, bool shared, std::atomic<int>* seq = nullptr) {
     t = on_cpu(cpu, [this, &r, shared, seq] {
@@ -51,6 +52,7 @@ struct Holder {
       acquired = true;
       while (!release.load()) std::this_thread::yield();
       shared ? r.unlock_shared() : r.unlock();
+      while (linger.load()) std::this_thread::yield();
     });
     // Bound to its CPU before returning, so that "not on a CPU" means "asleep".
     while (!started.load()) std::this_thread::yield();
@@ -283,7 +285,7 @@ TEST_F(RwSemTest, ReaderStealsAFreeLockFromAWokenWriter) {
 // ---- v5.3-v5.10: readers spin (rwsem_reader_spin) -----------------------------------
 
 TEST_F(RwSemTest, V53ReaderSpinsOnARunningWriterAndTakesTheLockUnqueued) {
-  HookEnv::policies().rwsem.reader_spin = true;
+  OsqHookEnv::policies().rwsem.reader_spin = true;
   constexpr int kW = 291, kR = 292;
   R r;
   Holder w, rd;
@@ -297,8 +299,13 @@ TEST_F(RwSemTest, V53ReaderSpinsOnARunningWriterAndTakesTheLockUnqueued) {
   EXPECT_FALSE(sleeping(kR));
   EXPECT_FALSE(rd.acquired.load());
   EXPECT_EQ(r.count_word() & rwsem::kFlagWaiters, 0u);  // never queued
-  w.finish();
+  // The writer stays on its CPU after up_write(): a thread that exits at once looks to the
+  // spinner like an owner that stopped running, which ends the spin (as it should).
+  w.linger = true;
+  w.release = true;
   ASSERT_TRUE(eventually([&] { return rd.acquired.load(); }));
+  w.linger = false;
+  w.t.join();
   EXPECT_EQ(counter(LockEvent::rwsem_opt_rlock), 1u);
   EXPECT_EQ(counter(LockEvent::rwsem_sleep_reader), 0u);
   EXPECT_EQ(counter(LockEvent::rwsem_rlock_steal), 0u);
@@ -328,8 +335,8 @@ TEST_F(RwSemTest, WithoutReaderSpinningAReaderSleepsBehindARunningWriter) {
 TEST_F(RwSemTest, V53WriterTimedOutOnReadersTurnsReaderSpinningOff) {
   // A writer that times out on readers sets RD_ and WR_NONSPINNABLE; once it holds the lock
   // it sets RD_NONSPINNABLE again, so a reader arriving then sleeps instead of spinning.
-  HookEnv::policies().rwsem.reader_spin = true;
-  HookEnv::hooks().fake_clock = true;
+  OsqHookEnv::policies().rwsem.reader_spin = true;
+  OsqHookEnv::hooks().fake_clock = true;
   constexpr int kR1 = 295, kW = 296, kR2 = 297;
   R r;
   Holder r1, w, r2;
@@ -337,7 +344,7 @@ TEST_F(RwSemTest, V53WriterTimedOutOnReadersTurnsReaderSpinningOff) {
   ASSERT_TRUE(eventually([&] { return r1.acquired.load(); }));
   w.start(r, kW, false);
   ASSERT_TRUE(eventually([&] { return r.osq_busy(); }));
-  ASSERT_TRUE(eventually([&] { return HookEnv::hooks().clock_reads.load() > 0; }));
+  ASSERT_TRUE(eventually([&] { return OsqHookEnv::hooks().clock_reads.load() > 0; }));
   advance_clock(11'000);  // past the 10.5 us limit for one reader
   ASSERT_TRUE(eventually([&] { return sleeping(kW); }));
   const std::uintptr_t both = rwsem::kRdNonspinnable | rwsem::kWrNonspinnable;
@@ -386,6 +393,30 @@ TEST_P(RwSemTorture, ExcludesAndServesEveryWriter) {
     EXPECT_GT(r.read_acquisitions, 0u);
   }
   for (const auto& s : r.per_thread) EXPECT_GT(s.acquisitions, 0u);  // readers too
+}
+
+TEST(RwSemTortureV53, ReadersThatSpinExcludeAndServeEveryone) {
+  // The v5.3-v5.10 reader slow path (rwsem_reader_spin) on real threads: readers spin on the
+  // OSQ instead of stealing, and exclusion and liveness still hold.
+  native::TortureOptions o;
+  o.lock = "rwsem";
+  o.threads = 2 * cores();
+  o.readers = 4;
+  o.duration_s = 0.3;
+  o.hold_ns = 200;
+  o.policies.rwsem.reader_spin = true;
+  const native::TortureResult r = native::run_torture(o);
+  EXPECT_EQ(r.violations, 0u);
+  EXPECT_FALSE(r.stuck);
+  EXPECT_GT(r.min_per_thread, 0u);
+  EXPECT_GT(r.read_acquisitions, 0u);
+  for (const auto& s : r.per_thread) EXPECT_GT(s.acquisitions, 0u);
+  // Readers reached the slow path, and in this era it never steals.
+  const auto& c = r.counters;
+  EXPECT_GT(
+      c[LockEvent::rwsem_opt_rlock] + c[LockEvent::rwsem_opt_rlock2] + c[LockEvent::rwsem_rlock],
+      0u);
+  EXPECT_EQ(c[LockEvent::rwsem_rlock_steal], 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(ThreadsPerCore, RwSemTorture,
