@@ -27,8 +27,9 @@ inline constexpr LockEra kLockEras[] = {
      "prev (1c4941fd53af, cd0272fab785); 4.8+ hybrid stealing (11752adb); wait_early "
      "prev_halted_or_preempted 4.11-5.3; the pre-4.8 double-hash race not modelled"},
     {"mutex",
-     "v5.15+ (__mutex_trylock_common); mutex_handoff follows the guest profile (off before "
-     "v4.10); the 5.3 __mutex_trylock_or_owner rule is not modelled"},
+     "v4.10+; mutex_handoff (off before v4.10) and mutex_trylock (or_owner v4.10-5.14: "
+     "__mutex_trylock_or_owner and a separate HANDOFF request; common v5.15+: "
+     "__mutex_trylock_common) follow the guest profile"},
     {"rwsem",
      "v6.0-6.2 (handoff_set, reader stealing, no reader optimistic spinning); rwsem_handoff "
      "follows the guest profile (off before v5.3), and so does rwsem_reader_spin: the "

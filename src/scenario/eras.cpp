@@ -56,6 +56,12 @@ constexpr Step kOwnerSpinPreempt[] = {
 constexpr Step kMutexHandoff[] = {
     {{4, 10}, true, "9d659ae14b54 locking/mutex: Add lock handoff to avoid starvation"},
 };
+constexpr Step kMutexTrylock[] = {
+    {{5, 15},
+     "common"sv,
+     "ad90880dc962 locking/mutex: Introduce __mutex_trylock_or_handoff() (with 048661a1f963 "
+     "locking/mutex: Fix HANDOFF condition)"},
+};
 constexpr Step kRwsemHandoff[] = {
     {{5, 3}, true, "4f23dbc1e657 locking/rwsem: Implement lock handoff to prevent lock starvation"},
 };
@@ -82,6 +88,8 @@ constexpr EraSwitch kGuest[] = {
      std::int64_t{0}, kOwnerSpinPreempt},
     {"mutex_handoff", "MUTEX_FLAG_HANDOFF: a woken first waiter that loses claims the lock", false,
      kMutexHandoff},
+    {"mutex_trylock", "how the first mutex waiter raises HANDOFF: once by OR, or in its trylock",
+     "or_owner"sv, kMutexTrylock},
     {"rwsem_handoff", "RWSEM_FLAG_HANDOFF: a starving waiter stops stealing", false, kRwsemHandoff},
     {"rwsem_reader_spin", "rwsem readers spin on the OSQ (RD/WR_NONSPINNABLE owner bits)", false,
      kRwsemReaderSpin},

@@ -141,6 +141,80 @@ TEST_F(MutexTest, WithoutHandoffTheWokenWaiterOnlyRetries) {
   EXPECT_FALSE(m.is_locked());
 }
 
+// The first waiter's HANDOFF request racing an unlock, in both eras: A releases and wakes B;
+// B is held between deciding it is first and its retry (where the caller lets C take the
+// free lock). Returns with B parked there.
+void handoff_request_races_unlock(M& m, Holder& a, int ka, Holder& b, int kb) {
+  a.start(m, ka);
+  ASSERT_TRUE(eventually([&] { return a.acquired.load(); }));
+  OsqHookEnv::hooks().resched[kb] = true;  // B never spins: every retry is one trylock
+  b.start(m, kb);
+  ASSERT_TRUE(eventually([&] { return (m.owner_word() & M::kWaiters) != 0 && sleeping(kb); }));
+  OsqHookEnv::hooks().hold_after_wake[kb] = true;
+  a.finish();
+  OsqHookEnv::hooks().hold_in_prepare[kb] = true;
+  OsqHookEnv::hooks().hold_after_wake[kb] = false;
+  ASSERT_TRUE(eventually([&] { return OsqHookEnv::hooks().parked[kb].load(); }));
+}
+
+TEST_F(MutexTest, OrOwnerEraLosesAHandoffRequestedOnAFreeLock) {
+  // v4.10-5.14: B ORs HANDOFF into the free word; C's trylock takes the lock and drops the
+  // flag; B, whose `first` is already set, never asks again, so C's unlock just releases.
+  OsqHookEnv::policies().handoff.mutex_trylock = MutexTrylock::or_owner;
+  constexpr int kA = 261, kB = 262, kC = 263;
+  M m;
+  Holder a, b, c;
+  handoff_request_races_unlock(m, a, kA, b, kB);
+  EXPECT_EQ(m.owner_word(), M::kWaiters | M::kHandoff);  // free, with B's request on it
+  c.start(m, kC);
+  ASSERT_TRUE(eventually([&] { return c.acquired.load(); }));
+  EXPECT_EQ(m.owner_word() & M::kHandoff, 0u);
+
+  OsqHookEnv::hooks().hold_in_prepare[kB] = false;
+  ASSERT_TRUE(eventually([&] { return counter(LockEvent::mutex_sleep) >= 2 && sleeping(kB); }));
+  EXPECT_EQ(m.owner_word() & M::kHandoff, 0u);  // not raised again
+
+  OsqHookEnv::hooks().hold_after_wake[kB] = true;
+  c.finish();
+  EXPECT_EQ(m.owner_word(), M::kWaiters);  // released, not handed to B
+  EXPECT_EQ(counter(LockEvent::mutex_handoff), 0u);
+  ASSERT_TRUE(m.try_lock());  // and stolen again
+  m.unlock();
+
+  OsqHookEnv::hooks().hold_after_wake[kB] = false;
+  ASSERT_TRUE(eventually([&] { return b.acquired.load(); }));
+  b.finish();
+  EXPECT_FALSE(m.is_locked());
+}
+
+TEST_F(MutexTest, CommonEraSetsHandoffOnlyOnAHeldLock) {
+  // v5.15+: the same race leaves the free word alone; B's retry finds C owning the lock and
+  // sets HANDOFF in its cmpxchg, so C's unlock hands the lock to B.
+  OsqHookEnv::policies().handoff.mutex_trylock = MutexTrylock::common;
+  constexpr int kA = 264, kB = 265, kC = 266;
+  M m;
+  Holder a, b, c;
+  handoff_request_races_unlock(m, a, kA, b, kB);
+  EXPECT_EQ(m.owner_word(), M::kWaiters);
+  c.start(m, kC);
+  ASSERT_TRUE(eventually([&] { return c.acquired.load(); }));
+
+  OsqHookEnv::hooks().hold_in_prepare[kB] = false;
+  ASSERT_TRUE(eventually([&] { return (m.owner_word() & M::kHandoff) != 0 && sleeping(kB); }));
+
+  OsqHookEnv::hooks().hold_after_wake[kB] = true;
+  c.finish();
+  EXPECT_EQ(m.owner(), task_of(kB));
+  EXPECT_NE(m.owner_word() & M::kPickup, 0u);
+  EXPECT_EQ(counter(LockEvent::mutex_handoff), 1u);
+  EXPECT_FALSE(m.try_lock());
+
+  OsqHookEnv::hooks().hold_after_wake[kB] = false;
+  ASSERT_TRUE(eventually([&] { return b.acquired.load(); }));
+  b.finish();
+  EXPECT_FALSE(m.is_locked());
+}
+
 class MutexPreemptedOwner : public MutexTest, public ::testing::WithParamInterface<int> {};
 
 TEST_P(MutexPreemptedOwner, SpinnerStopsWhenOwnerVcpuIsPreempted) {

@@ -26,6 +26,8 @@ struct OsqHookEnv : NativeEnv {
     std::array<std::atomic<bool>, kCpus> resched{};          // need_resched() per CPU
     std::array<std::atomic<bool>, kCpus> preempted{};        // vcpu_is_preempted() per CPU
     std::array<std::atomic<bool>, kCpus> hold_after_wake{};  // park after block() returns
+    std::array<std::atomic<bool>, kCpus> hold_in_prepare{};  // park in prepare_block()
+    std::array<std::atomic<bool>, kCpus> parked{};           // ... and is parked there now
     std::atomic<bool> fake_clock{false};
     std::atomic<std::int64_t> clock{1'000'000};
     std::atomic<std::uint64_t> clock_reads{0};  // now_ns() calls while the clock is fake
@@ -41,6 +43,8 @@ struct OsqHookEnv : NativeEnv {
       h.resched[i] = false;
       h.preempted[i] = false;
       h.hold_after_wake[i] = false;
+      h.hold_in_prepare[i] = false;
+      h.parked[i] = false;
     }
     h.fake_clock = false;
     h.clock = 1'000'000;
@@ -63,6 +67,16 @@ struct OsqHookEnv : NativeEnv {
   static void block() {
     NativeEnv::block();
     while (hooks().hold_after_wake[cpu()].load()) std::this_thread::yield();
+  }
+  // set_current_state(): a task can be held here, between what its lock does just before
+  // (the mutex's v4.10-5.14 HANDOFF request) and its next trylock.
+  static void prepare_block() {
+    NativeEnv::prepare_block();
+    const int c = cpu();
+    if (!hooks().hold_in_prepare[c].load()) return;
+    hooks().parked[c] = true;
+    while (hooks().hold_in_prepare[c].load()) std::this_thread::yield();
+    hooks().parked[c] = false;
   }
 };
 static_assert(Environment<OsqHookEnv>);

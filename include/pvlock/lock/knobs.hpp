@@ -174,6 +174,22 @@ inline std::span<const Knob> all_knobs() {
        "a woken first mutex waiter that loses claims the next unlock (false: pre-v4.10)",
        [](LockPolicies& p, std::string_view v) { return parse_bool(v, p.handoff.mutex); },
        [](const LockPolicies& p) { return std::string(p.handoff.mutex ? "true" : "false"); }},
+      {"mutex_trylock", "__mutex_trylock_or_owner / __mutex_trylock_common",
+       "048661a1f963, ad90880dc962 (v5.15)", "or_owner | common",
+       "how the first mutex waiter raises HANDOFF (or_owner: once, by a separate OR, v4.10-5.14)",
+       [](LockPolicies& p, std::string_view v) -> std::optional<std::string> {
+         if (v == "or_owner")
+           p.handoff.mutex_trylock = MutexTrylock::or_owner;
+         else if (v == "common")
+           p.handoff.mutex_trylock = MutexTrylock::common;
+         else
+           return "expected or_owner or common, got '" + std::string(v) + "'";
+         return std::nullopt;
+       },
+       [](const LockPolicies& p) {
+         return std::string(p.handoff.mutex_trylock == MutexTrylock::or_owner ? "or_owner"
+                                                                              : "common");
+       }},
       {"rwsem_handoff", "RWSEM_FLAG_HANDOFF", "4f23dbc1e657 (v5.3)", "true | false",
        "an rwsem waiter older than 4 ms stops stealing and is next (false: pre-v5.3)",
        [](LockPolicies& p, std::string_view v) { return parse_bool(v, p.handoff.rwsem); },

@@ -11,6 +11,13 @@
 // sleeper that has to be woken. HANDOFF bounds that unfairness: once the first waiter has
 // been woken and failed, the very next unlock is its.
 //
+// Two eras of how the waiter raises HANDOFF (policies().handoff.mutex_trylock): from v5.15
+// (__mutex_trylock_common) each retry takes the lock or sets the flag in one cmpxchg; in
+// v4.10-5.14 (__mutex_trylock_or_owner) the waiter ORs the flag in once, after its first
+// wake-up as first waiter and before it retries, so the flag may land on a lock that was
+// just released, where any trylock takes the lock and drops the flag -- and the waiter
+// never raises it again.
+//
 // Optimistic spinning (CONFIG_MUTEX_SPIN_ON_OWNER) happens only while the owner is on a CPU
 // and, in a guest, its vCPU is not preempted (owner_on_cpu); spinners queue on an OSQ first
 // so that a single one polls the owner word. In a guest, spinning on a preempted owner is
@@ -93,9 +100,15 @@ class Mutex {
     return owner_.compare_exchange(zero, to_word(Env::current()), std::memory_order_acquire);
   }
 
+  static bool or_owner_era() {
+    return Env::policies().handoff.mutex_trylock == MutexTrylock::or_owner;
+  }
+
   // __mutex_trylock_common(): take the lock if it is free or was handed to us (PICKUP);
   // with `handoff`, otherwise ask the owner for a hand-off by setting HANDOFF. Returns
-  // nullptr on success, else the owning task.
+  // nullptr on success, else the owning task. In the or_owner era (`handoff` is then always
+  // false) the same test, __mutex_trylock_or_owner(), except that a free lock may carry a
+  // stray HANDOFF, which taking the lock clears.
   Task* trylock_common(bool handoff) {
     const std::uintptr_t curr = to_word(Env::current());
     std::uintptr_t owner = owner_.load(std::memory_order_relaxed);
@@ -113,10 +126,13 @@ class Mutex {
           break;
         }
       } else {
-        // HANDOFF/PICKUP never survive on a free lock: unlock hands over instead of clearing.
-        assert((flags & (kHandoff | kPickup)) == 0);
+        // PICKUP never survives on a free lock: unlock hands over instead of clearing. Nor
+        // does HANDOFF since v5.15; before, the waiter's separate OR could put it there.
+        assert((flags & kPickup) == 0);
+        assert(or_owner_era() || (flags & kHandoff) == 0);
         task = curr;
       }
+      if (task == curr) flags &= ~kHandoff;  // or_owner: ours now, the request is moot
       if (owner_.compare_exchange(owner, task | flags, std::memory_order_acquire)) {
         if (task == curr) return nullptr;
         break;  // HANDOFF set; the owner is unchanged
@@ -144,7 +160,8 @@ class Mutex {
     Waiter waiter;
     waiter.task = Env::current();
     add_waiter(&waiter);
-    Env::prepare_block();  // set_current_state(TASK_UNINTERRUPTIBLE)
+    Env::prepare_block();    // set_current_state(TASK_UNINTERRUPTIBLE)
+    bool was_first = false;  // or_owner era: `first` is only ever computed until it is true
     for (;;) {
       // Under wait_lock we are serialised against unlock's hand-off: pick it up here.
       if (try_lock()) break;
@@ -153,11 +170,22 @@ class Mutex {
 
       // Before 9d659ae14b54 (v4.10) a woken waiter only re-tried and slept again: running
       // spinners could beat it indefinitely (policies().handoff.mutex = false).
-      const bool first = Env::policies().handoff.mutex && waiters_.is_first(&waiter);
+      bool first = false;
+      bool ask_in_trylock = false;
+      if (Env::policies().handoff.mutex) {
+        if (!or_owner_era()) {
+          first = waiters_.is_first(&waiter);
+          ask_in_trylock = first;  // __mutex_trylock_or_handoff()
+        } else if (!was_first && (was_first = waiters_.is_first(&waiter))) {
+          // Raised once, whatever the word holds: the lock may be free by now.
+          owner_.fetch_or(kHandoff, std::memory_order_relaxed);
+        }
+        if (or_owner_era()) first = was_first;
+      }
       Env::prepare_block();
-      // The first waiter that still loses sets HANDOFF (__mutex_trylock_or_handoff), then
-      // spins on the owner without the OSQ (it is the designated next owner anyway).
-      if (trylock_common(first) == nullptr || (first && optimistic_spin(&waiter))) {
+      // The first waiter that still loses has HANDOFF set, then spins on the owner without
+      // the OSQ (it is the designated next owner anyway).
+      if (trylock_common(ask_in_trylock) == nullptr || (first && optimistic_spin(&waiter))) {
         wait_lock_.lock();
         break;
       }

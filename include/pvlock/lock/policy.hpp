@@ -58,6 +58,19 @@ struct OwnerSpinPolicy {
   bool spin_on_owner = true;
 };
 
+// How a woken first mutex waiter asks for the hand-off (with HandoffPolicy::mutex on).
+enum class MutexTrylock : std::uint8_t {
+  // v4.10-5.14, __mutex_trylock_or_owner(): the waiter that finds itself first after its
+  // first wake-up ORs HANDOFF into the word once, then tries; a trylock that finds the lock
+  // free takes it and drops HANDOFF. The flag can land on a free lock and be stolen with it,
+  // and the waiter (whose `first` stays set) never raises it again.
+  or_owner,
+  // v5.15+, __mutex_trylock_common() (048661a1f963, ad90880dc962): every retry of the first
+  // waiter either takes the lock or sets HANDOFF in the same cmpxchg, so HANDOFF is only
+  // ever set on a held lock and is re-raised after each wake-up.
+  common,
+};
+
 // Lock hand-off to a starving sleeper: which kernel era the sleeping locks follow. Seeds 003
 // (2016) and 004 (2017) measured guests from before these commits, where a woken waiter
 // only re-tries and running spinners may always steal.
@@ -65,6 +78,7 @@ struct HandoffPolicy {
   // 9d659ae14b54 (v4.10, "locking/mutex: Add lock handoff to avoid starvation"): a woken
   // first waiter that loses sets MUTEX_FLAG_HANDOFF and spins on the owner outside the OSQ.
   bool mutex = true;
+  MutexTrylock mutex_trylock = MutexTrylock::common;
   // 4f23dbc1e657 (v5.3, "locking/rwsem: Implement lock handoff to prevent lock
   // starvation"): a waiter older than RWSEM_WAIT_TIMEOUT sets RWSEM_FLAG_HANDOFF, which
   // stops stealing, and then spins on the owner.

@@ -81,7 +81,7 @@ void for_each_lock(F&& f) {
                LockKind::sleeping,
                "kernel mutex: OSQ-gated spinning on a running owner, FIFO sleepers, hand-off",
                {"break_on_prev_preempted", "preempt_check_period", "spin_on_owner", "mutex_handoff",
-                "wait_lock"}});
+                "mutex_trylock", "wait_lock"}});
   f.template operator()<RwSem<Env>>(LockInfo{
       "rwsem",
       LockKind::rw,
