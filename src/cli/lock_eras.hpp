@@ -31,9 +31,11 @@ inline constexpr LockEra kLockEras[] = {
      "__mutex_trylock_or_owner and a separate HANDOFF request; common v5.15+: "
      "__mutex_trylock_common) follow the guest profile"},
     {"rwsem",
-     "v6.0-6.2 (handoff_set, reader stealing, no reader optimistic spinning); rwsem_handoff "
-     "follows the guest profile (off before v5.3), and so does rwsem_reader_spin: the "
-     "v5.3-v5.10 readers' OSQ spinning with RD/WR_NONSPINNABLE, in place of stealing"},
+     "v5.11+ structure as in 6.1.y (reader stealing, no reader optimistic spinning); "
+     "rwsem_handoff (off before v5.3) and rwsem_handoff_set (setter before v5.19, "
+     "6eebd5fb2083: first_waiter) follow the guest profile, and so does rwsem_reader_spin: "
+     "the v5.3-v5.10 readers' OSQ spinning with RD/WR_NONSPINNABLE, in place of stealing; "
+     "the pre-5.16 writer wait states are not modelled"},
     {"busted", "none: a negative control"},
 };
 

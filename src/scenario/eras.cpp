@@ -69,6 +69,12 @@ constexpr Step kRwsemReaderSpin[] = {
     {{5, 3}, true, "cf69482d62d9 locking/rwsem: Enable readers spinning on writer"},
     {{5, 11}, false, "617f3ef95177 locking/rwsem: Remove reader optimistic spinning"},
 };
+constexpr Step kRwsemHandoffSet[] = {
+    {{5, 19},
+     "first_waiter"sv,
+     "6eebd5fb2083 locking/rwsem: Allow slowpath writer to ignore handoff bit if not set by first "
+     "waiter"},
+};
 constexpr Step kWakePlacement[] = {
     {{4, 19},
      "available_idle_cpu"sv,
@@ -93,6 +99,9 @@ constexpr EraSwitch kGuest[] = {
     {"rwsem_handoff", "RWSEM_FLAG_HANDOFF: a starving waiter stops stealing", false, kRwsemHandoff},
     {"rwsem_reader_spin", "rwsem readers spin on the OSQ (RD/WR_NONSPINNABLE owner bits)", false,
      kRwsemReaderSpin},
+    {"rwsem_handoff_set",
+     "whose RWSEM_FLAG_HANDOFF is: the writer that set it, or the first waiter", "setter"sv,
+     kRwsemHandoffSet},
     {"wake_placement", "where try_to_wake_up() places a woken task", "idle_cpu"sv, kWakePlacement},
 };
 

@@ -229,6 +229,74 @@ TEST_F(RwSemTest, WithoutHandoffAStarvedWriterNeverReservesTheLock) {
   EXPECT_EQ(r.count_word(), 0u);
 }
 
+// W0 holds the rwsem; W1 then W2 queue (neither may spin on the way in) and sleep past
+// RWSEM_WAIT_TIMEOUT; W2, not first, is woken spuriously and may spin now. Its retry finds
+// the lock held and sets HANDOFF. Returns once it has.
+void non_first_writer_sets_handoff(R& r, std::atomic<int>& seq, Holder& w0, int k0, Holder& w1,
+                                   int k1, Holder& w2, int k2) {
+  w0.start(r, k0, false, &seq);
+  ASSERT_TRUE(eventually([&] { return w0.acquired.load(); }));
+  OsqHookEnv::hooks().resched[k1] = true;
+  w1.start(r, k1, false, &seq);
+  ASSERT_TRUE(eventually([&] { return sleeping(k1); }));
+  OsqHookEnv::hooks().resched[k2] = true;
+  w2.start(r, k2, false, &seq);
+  ASSERT_TRUE(eventually([&] { return sleeping(k2); }));
+  OsqHookEnv::hooks().clock.fetch_add(rwsem::kWaitTimeoutNs + 1'000'000);
+  OsqHookEnv::hooks().resched[k2] = false;
+  OsqHookEnv::wake(task_of(k2));  // spurious: nothing changed for W2
+  ASSERT_TRUE(eventually([&] { return (r.count_word() & rwsem::kFlagHandoff) != 0; }));
+  EXPECT_EQ(counter(LockEvent::rwsem_wlock_handoff), 1u);
+}
+
+TEST_F(RwSemTest, BeforeV519TheWriterThatSetsHandoffOwnsIt) {
+  // Before 6eebd5fb2083 the setter marks itself (handoff_set) and, so marked, spins on the
+  // running owner instead of sleeping, although it is not next.
+  OsqHookEnv::policies().handoff.rwsem_handoff_set = RwsemHandoffSet::setter;
+  OsqHookEnv::hooks().fake_clock = true;
+  constexpr int kW0 = 281, kW1 = 282, kW2 = 283;
+  std::atomic<int> seq{0};
+  R r;
+  Holder w0, w1, w2;
+  non_first_writer_sets_handoff(r, seq, w0, kW0, w1, kW1, w2, kW2);
+  const std::uint64_t calls = OsqHookEnv::hooks().preempted_calls.load();
+  ASSERT_TRUE(
+      eventually([&] { return OsqHookEnv::hooks().preempted_calls.load() > calls + 10'000; }));
+  EXPECT_FALSE(sleeping(kW2));
+
+  w0.finish();  // W1, first, takes the lock; W2 after it
+  ASSERT_TRUE(eventually([&] { return w1.acquired.load(); }));
+  w1.finish();
+  ASSERT_TRUE(eventually([&] { return w2.acquired.load(); }));
+  w2.finish();
+  EXPECT_EQ(w1.order.load(), 1);
+  EXPECT_EQ(w2.order.load(), 2);
+  EXPECT_EQ(r.count_word(), 0u);
+}
+
+TEST_F(RwSemTest, SinceV519HandoffBelongsToTheFirstWaiter) {
+  // 6eebd5fb2083 (as in 6.1.y): the setter marks the first waiter, so W2 is not the
+  // designated owner and sleeps again; W1 is.
+  OsqHookEnv::policies().handoff.rwsem_handoff_set = RwsemHandoffSet::first_waiter;
+  OsqHookEnv::hooks().fake_clock = true;
+  constexpr int kW0 = 284, kW1 = 285, kW2 = 286;
+  std::atomic<int> seq{0};
+  R r;
+  Holder w0, w1, w2;
+  non_first_writer_sets_handoff(r, seq, w0, kW0, w1, kW1, w2, kW2);
+  ASSERT_TRUE(
+      eventually([&] { return counter(LockEvent::rwsem_sleep_writer) >= 1 && sleeping(kW2); }));
+
+  w0.finish();
+  ASSERT_TRUE(eventually([&] { return w1.acquired.load(); }));
+  w1.finish();
+  ASSERT_TRUE(eventually([&] { return w2.acquired.load(); }));
+  w2.finish();
+  EXPECT_EQ(w1.order.load(), 1);
+  EXPECT_EQ(w2.order.load(), 2);
+  EXPECT_EQ(r.count_word(), 0u);
+}
+
 TEST_F(RwSemTest, ReadersDoNotStealFromAQueuedWriterWhileReaderOwned) {
   constexpr int kR1 = 271, kW = 272, kR2 = 273;
   std::atomic<int> seq{0};

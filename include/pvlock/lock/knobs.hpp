@@ -198,6 +198,23 @@ inline std::span<const Knob> all_knobs() {
        "true | false", "rwsem readers spin on the OSQ like writers (true: v5.3-v5.10)",
        [](LockPolicies& p, std::string_view v) { return parse_bool(v, p.rwsem.reader_spin); },
        [](const LockPolicies& p) { return std::string(p.rwsem.reader_spin ? "true" : "false"); }},
+      {"rwsem_handoff_set", "rwsem_waiter.handoff_set", "6eebd5fb2083 (v5.19)",
+       "setter | first_waiter",
+       "whose the rwsem HANDOFF bit is (setter: the writer that set it, any bit stops later "
+       "writers; before v5.19)",
+       [](LockPolicies& p, std::string_view v) -> std::optional<std::string> {
+         if (v == "setter")
+           p.handoff.rwsem_handoff_set = RwsemHandoffSet::setter;
+         else if (v == "first_waiter")
+           p.handoff.rwsem_handoff_set = RwsemHandoffSet::first_waiter;
+         else
+           return "expected setter or first_waiter, got '" + std::string(v) + "'";
+         return std::nullopt;
+       },
+       [](const LockPolicies& p) {
+         return std::string(
+             p.handoff.rwsem_handoff_set == RwsemHandoffSet::setter ? "setter" : "first_waiter");
+       }},
       {"spin_on_owner", "CONFIG_MUTEX_SPIN_ON_OWNER", "mutex.c / rwsem.c", "true | false",
        "mutex/rwsem optimistic spinning on a running owner",
        [](LockPolicies& p, std::string_view v) {

@@ -71,6 +71,20 @@ enum class MutexTrylock : std::uint8_t {
   common,
 };
 
+// Whose HANDOFF an rwsem's RWSEM_FLAG_HANDOFF is (with HandoffPolicy::rwsem on): which
+// waiter gets handoff_set, and whom the bit stops.
+enum class RwsemHandoffSet : std::uint8_t {
+  // Before 6eebd5fb2083 (v5.19): only writers carry handoff_set -- the one that sets the
+  // bit, or the first waiter when it finds the bit set -- and every HANDOFF bit stops every
+  // writer that is not first. A first reader that times out sets the bit and nothing more.
+  setter,
+  // v5.19+ (6eebd5fb2083; as the 6.1.y tree has it): the bit belongs to the first waiter,
+  // reader or writer: a timed-out first reader is marked whenever it is found timed out, a
+  // writer that sets the bit marks the first waiter, and a writer that is not first yields
+  // only to a marked first waiter.
+  first_waiter,
+};
+
 // Lock hand-off to a starving sleeper: which kernel era the sleeping locks follow. Seeds 003
 // (2016) and 004 (2017) measured guests from before these commits, where a woken waiter
 // only re-tries and running spinners may always steal.
@@ -83,6 +97,7 @@ struct HandoffPolicy {
   // starvation"): a waiter older than RWSEM_WAIT_TIMEOUT sets RWSEM_FLAG_HANDOFF, which
   // stops stealing, and then spins on the owner.
   bool rwsem = true;
+  RwsemHandoffSet rwsem_handoff_set = RwsemHandoffSet::first_waiter;
 };
 
 // Which spinlock implements this kernel's raw_spinlock_t, as the wait_lock of the mutex and

@@ -87,7 +87,7 @@ void for_each_lock(F&& f) {
       LockKind::rw,
       "kernel rw_semaphore: writers spin (time-limited on readers), reader stealing, hand-off",
       {"break_on_prev_preempted", "preempt_check_period", "spin_on_owner", "rwsem_handoff",
-       "wait_lock", "rwsem_reader_spin"}});
+       "rwsem_handoff_set", "wait_lock", "rwsem_reader_spin"}});
 #ifdef PVLOCK_KERNEL_LOCKS
   for_each_kernel_lock<Env>(f);
 #endif

@@ -243,10 +243,18 @@ class RwSem {
       const std::uintptr_t old = count_.fetch_add(delta(adjustment), std::memory_order_seq_cst);
       if ((old & rwsem::kWriterMask) != 0) {
         // A writer holds it. If the first reader has waited too long, force the issue.
-        if ((old & rwsem::kFlagHandoff) == 0 && Env::now_ns() > first->timeout_ns) {
-          adjustment -= static_cast<std::int64_t>(rwsem::kFlagHandoff);
+        if (first_waiter_handoff()) {
+          // 6eebd5fb2083: a timed-out first reader owns the hand-off, whoever set the bit.
+          if (Env::now_ns() > first->timeout_ns) {
+            if ((old & rwsem::kFlagHandoff) == 0) {
+              adjustment -= static_cast<std::int64_t>(rwsem::kFlagHandoff);
+              Env::count(LockEvent::rwsem_rlock_handoff);
+            }
+            first->handoff_set.store(1, std::memory_order_relaxed);
+          }
+        } else if ((old & rwsem::kFlagHandoff) == 0 && Env::now_ns() > first->timeout_ns) {
+          adjustment -= static_cast<std::int64_t>(rwsem::kFlagHandoff);  // and no owner mark
           Env::count(LockEvent::rwsem_rlock_handoff);
-          first->handoff_set.store(1, std::memory_order_relaxed);
         }
         count_.fetch_add(delta(-adjustment), std::memory_order_seq_cst);
         return;
@@ -507,11 +515,16 @@ class RwSem {
     Waiter* first = waiters_.front();
     std::uintptr_t count = count_.load(std::memory_order_relaxed);
     std::uintptr_t desired = 0;
+    const bool by_first = first_waiter_handoff();
     do {
       const bool has_handoff = (count & rwsem::kFlagHandoff) != 0;
-      // HANDOFF belongs to the first waiter that claimed it; others yield to it.
-      if (has_handoff && first->handoff_set.load(std::memory_order_relaxed) != 0 && w != first)
-        return false;
+      if (has_handoff && w != first) {
+        // Since 6eebd5fb2083 HANDOFF stops us only if the first waiter claimed it; before,
+        // any HANDOFF stopped every writer but the first.
+        if (!by_first || first->handoff_set.load(std::memory_order_relaxed) != 0) return false;
+      } else if (has_handoff && !by_first) {
+        w->handoff_set.store(1, std::memory_order_relaxed);  // the first inherits the bit
+      }
       desired = count;
       if ((count & rwsem::kLockMask) != 0) {
         // Held: claim HANDOFF if we have waited too long (upstream also for RT tasks).
@@ -525,7 +538,8 @@ class RwSem {
     } while (!count_.compare_exchange(count, desired, std::memory_order_acquire));
 
     if ((desired & rwsem::kFlagHandoff) != 0) {
-      first->handoff_set.store(1, std::memory_order_relaxed);
+      // Since 6eebd5fb2083 (6.1.y) the first waiter is marked; before, the setter itself.
+      (by_first ? first : w)->handoff_set.store(1, std::memory_order_relaxed);
       Env::count(LockEvent::rwsem_wlock_handoff);
       return false;
     }
@@ -586,6 +600,10 @@ class RwSem {
     }
     wait_lock_.unlock_irq();
     Env::count(LockEvent::rwsem_wlock);
+  }
+
+  static bool first_waiter_handoff() {
+    return Env::policies().handoff.rwsem_handoff_set == RwsemHandoffSet::first_waiter;
   }
 
   // When a waiter may claim HANDOFF (RWSEM_WAIT_TIMEOUT after it queued). Before
