@@ -17,7 +17,9 @@
 #include "cli/commands.hpp"
 #include "native/bench.hpp"
 #include "native/bench_report.hpp"
+#include "pvlock/env/native.hpp"
 #include "pvlock/lock/knobs.hpp"
+#include "pvlock/lock/registry.hpp"
 
 namespace pvlock::cli {
 namespace {
@@ -94,6 +96,9 @@ native::BenchOptions to_options(const BenchArgs& a) {
   o.outside_ns = a.outside_ns;
   for (const std::string& kv : a.sets)
     if (auto err = apply_knob_assignment(o.policies, kv)) throw UsageError("--set: " + *err);
+  // A kernel:* wait_lock runs the kernel's code on threads.
+  if (auto err = resolve_raw_spinlock<NativeEnv>(o.policies))
+    throw UsageError("--set wait_lock: " + *err);
   return o;
 }
 

@@ -211,6 +211,11 @@ void register_torture(CLI::App& app, Action& action) {
                                        knobs.empty() ? "it has no knobs" : "its knobs: " + knobs));
         }
       }
+      // A kernel:* wait_lock runs the kernel's code on threads (the simulated world resolves
+      // it per guest).
+      if (a.world != "sim")
+        if (auto err = resolve_raw_spinlock<NativeEnv>(o.policies))
+          throw UsageError("--set wait_lock: " + *err);
       // --world sim: a bare-metal simulated machine, --duration in simulated seconds.
       native::TortureResult r;
       // Ctrl-C ends the run early (natively in wall time, simulated at the simulation's next

@@ -51,16 +51,27 @@ std::optional<RawSpinlockKind> raw_spinlock_of(std::string_view name) {
 
 }  // namespace
 
-RawSpinlockKind resolve_wait_lock(const scenario::GuestSpec& g, const std::string& lock_name,
-                                  bool host_pv_unhalt) {
-  if (g.policies.raw_spinlock != RawSpinlockKind::automatic) return g.policies.raw_spinlock;
+WaitLock resolve_wait_lock(const scenario::GuestSpec& g, const std::string& lock_name,
+                           bool host_pv_unhalt) {
+  if (g.policies.raw_spinlock != RawSpinlockKind::automatic)
+    return {g.policies.raw_spinlock, g.policies.raw_spinlock_name, false};
   // A guest whose lock is a spinlock was built with it: its raw_spinlock_t is that lock.
-  if (const auto own = raw_spinlock_of(lock_name)) return *own;
-  // Otherwise (a sleeping lock, a kernel:* or test lock) the kernel's choice at boot.
+  if (const auto own = raw_spinlock_of(lock_name)) return {*own, "", false};
+  // So is a guest running the kernel's own spinlock code, when that code can be one (its
+  // qspinlock and pvqspinlock; not its OSQ, which no kernel boots as raw_spinlock_t).
+  if (lock_name.starts_with("kernel:")) {
+    LockPolicies p;
+    p.raw_spinlock = RawSpinlockKind::external;
+    p.raw_spinlock_name = lock_name;
+    if (!resolve_raw_spinlock<SimEnv>(p).has_value())
+      return {RawSpinlockKind::external, lock_name, false};
+  }
+  // Otherwise (a sleeping lock, the kernel's OSQ, a test lock) the kernel's choice at boot.
   scenario::GuestSpec boot = g;
   boot.lock_name = "auto";
-  return resolve_lock_name(boot, host_pv_unhalt) == "pvqspinlock" ? RawSpinlockKind::pvqspinlock
-                                                                  : RawSpinlockKind::qspinlock;
+  return {resolve_lock_name(boot, host_pv_unhalt) == "pvqspinlock" ? RawSpinlockKind::pvqspinlock
+                                                                   : RawSpinlockKind::qspinlock,
+          "", true};
 }
 
 double run_scenario(const scenario::Scenario& sc,
@@ -87,10 +98,14 @@ double run_scenario(const scenario::Scenario& sc,
       const bool pv_unhalt = sim.platform().pv_unhalt(*vm.guest);
       vm.guest->lock_name = resolve_lock_name(spec.guest, pv_unhalt);
       LockPolicies& pol = vm.guest->policies();
+      const WaitLock wl = resolve_wait_lock(spec.guest, vm.guest->lock_name, pv_unhalt);
       // The wait_lock is the kernel's boot-time choice (not the guest's configured lock).
-      const bool boot_wait_lock = pol.raw_spinlock == RawSpinlockKind::automatic &&
-                                  !raw_spinlock_of(vm.guest->lock_name).has_value();
-      pol.raw_spinlock = resolve_wait_lock(spec.guest, vm.guest->lock_name, pv_unhalt);
+      const bool boot_wait_lock = wl.boot;
+      pol.raw_spinlock = wl.kind;
+      pol.raw_spinlock_name = wl.name;
+      // A kernel:* wait_lock runs the kernel's code for SimEnv, in this guest's instance.
+      if (auto err = resolve_raw_spinlock<SimEnv>(pol))
+        throw std::invalid_argument("vm '" + vm.name + "' guest wait_lock " + *err);
       // kvm_spinlock_init(): a guest whose host offers no PV unhalt keeps virt_spin_lock_key
       // on, so its native qspinlock falls back to test-and-set (unless "dedicated" hints) --
       // the guest's spinlock when it is the kernel's choice, and the wait_lock of its

@@ -37,12 +37,20 @@ struct VmRun {
 // (pvqspinlock when the host offers PV unhalt and nopvspin is not given, else qspinlock).
 std::string resolve_lock_name(const scenario::GuestSpec& g, bool host_pv_unhalt);
 
-// The guest's raw_spinlock_t, the wait_lock of its mutexes and rwsems, given its resolved
-// lock: its wait_lock knob if set; else that lock when it is a spinlock; else the kernel's
+// The guest's raw_spinlock_t, the wait_lock of its mutexes and rwsems.
+struct WaitLock {
+  RawSpinlockKind kind = RawSpinlockKind::automatic;
+  std::string name;   // RawSpinlockKind::external: the kernel:* spinlock
+  bool boot = false;  // the kernel's choice at boot, not a lock the guest names
+};
+
+// The guest's wait_lock given its resolved lock: its wait_lock knob if set; else that lock
+// when it is a spinlock -- one of pvlock's or the kernel's own code (kernel:qspinlock,
+// kernel:<variant>/pvqspinlock, ...), in this guest's kernel instance; else the kernel's
 // choice at boot (kvm_spinlock_init: pvqspinlock with PV unhalt, else qspinlock, which
 // virt_spin_lock turns into test-and-set under a host without PV unhalt).
-RawSpinlockKind resolve_wait_lock(const scenario::GuestSpec& g, const std::string& lock_name,
-                                  bool host_pv_unhalt);
+WaitLock resolve_wait_lock(const scenario::GuestSpec& g, const std::string& lock_name,
+                           bool host_pv_unhalt);
 
 // Builds and runs the simulation of `sc`; `inspect` sees it after the run, before teardown.
 // Returns the wall-clock seconds the run took. Throws scenario::ScenarioError for invalid

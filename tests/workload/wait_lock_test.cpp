@@ -140,17 +140,17 @@ TEST(WaitLock, ResolvedAsTheKernelChoosesAtBoot) {
   scenario::GuestSpec g;
   using K = RawSpinlockKind;
   // A guest built with a spinlock uses it for its raw spinlocks too.
-  EXPECT_EQ(harness::resolve_wait_lock(g, "ticket", true), K::ticket);
-  EXPECT_EQ(harness::resolve_wait_lock(g, "pvqspinlock", true), K::pvqspinlock);
-  EXPECT_EQ(harness::resolve_wait_lock(g, "tas", false), K::tas);
+  EXPECT_EQ(harness::resolve_wait_lock(g, "ticket", true).kind, K::ticket);
+  EXPECT_EQ(harness::resolve_wait_lock(g, "pvqspinlock", true).kind, K::pvqspinlock);
+  EXPECT_EQ(harness::resolve_wait_lock(g, "tas", false).kind, K::tas);
   // A guest whose lock is a sleeping one: the kernel's spinlock at boot.
-  EXPECT_EQ(harness::resolve_wait_lock(g, "mutex", true), K::pvqspinlock);
-  EXPECT_EQ(harness::resolve_wait_lock(g, "rwsem", false), K::qspinlock);
+  EXPECT_EQ(harness::resolve_wait_lock(g, "mutex", true).kind, K::pvqspinlock);
+  EXPECT_EQ(harness::resolve_wait_lock(g, "rwsem", false).kind, K::qspinlock);
   g.nopvspin = true;
-  EXPECT_EQ(harness::resolve_wait_lock(g, "mutex", true), K::qspinlock);
+  EXPECT_EQ(harness::resolve_wait_lock(g, "mutex", true).kind, K::qspinlock);
   // The wait_lock knob overrides.
   g.policies.raw_spinlock = K::mcs;
-  EXPECT_EQ(harness::resolve_wait_lock(g, "pvqspinlock", true), K::mcs);
+  EXPECT_EQ(harness::resolve_wait_lock(g, "pvqspinlock", true).kind, K::mcs);
 }
 
 }  // namespace

@@ -69,16 +69,30 @@ inline std::string wait_early_name(WaitEarlyRule r) {
   return "?";
 }
 
-inline std::optional<std::string> parse_raw_spinlock(std::string_view v, RawSpinlockKind& out) {
+// A kernel:* name is the kernel's own spinlock code (RawSpinlockKind::external); whether this
+// build has it is checked where the world is built (resolve_raw_spinlock in registry.hpp).
+inline std::optional<std::string> parse_raw_spinlock(std::string_view v, LockPolicies& p) {
+  if (v.starts_with("kernel:") && v.size() > 7) {
+    p.raw_spinlock = RawSpinlockKind::external;
+    p.raw_spinlock_name = std::string(v);
+    return std::nullopt;
+  }
   for (const RawSpinlockKind k :
        {RawSpinlockKind::automatic, RawSpinlockKind::tas, RawSpinlockKind::ticket,
         RawSpinlockKind::mcs, RawSpinlockKind::qspinlock, RawSpinlockKind::pvqspinlock}) {
     if (v == raw_spinlock_kind_name(k)) {
-      out = k;
+      p.raw_spinlock = k;
+      p.raw_spinlock_name.clear();
       return std::nullopt;
     }
   }
-  return "expected auto, tas, ticket, mcs, qspinlock or pvqspinlock, got '" + std::string(v) + "'";
+  return "expected auto, tas, ticket, mcs, qspinlock, pvqspinlock or a kernel:* spinlock, got '" +
+         std::string(v) + "'";
+}
+
+inline std::string raw_spinlock_setting(const LockPolicies& p) {
+  return p.raw_spinlock == RawSpinlockKind::external ? p.raw_spinlock_name
+                                                     : raw_spinlock_kind_name(p.raw_spinlock);
 }
 
 }  // namespace knob_detail
@@ -224,10 +238,10 @@ inline std::span<const Knob> all_knobs() {
          return std::string(p.owner_spin.spin_on_owner ? "true" : "false");
        }},
       {"wait_lock", "raw_spinlock_t (mutex/rwsem wait_lock)", "kvm_spinlock_init()",
-       "auto | tas | ticket | mcs | qspinlock | pvqspinlock",
+       "auto | tas | ticket | mcs | qspinlock | pvqspinlock | kernel:[<variant>/](pv)qspinlock",
        "the spinlock guarding the mutex and rwsem wait lists (auto: the kernel's at boot)",
-       [](LockPolicies& p, std::string_view v) { return parse_raw_spinlock(v, p.raw_spinlock); },
-       [](const LockPolicies& p) { return std::string(raw_spinlock_kind_name(p.raw_spinlock)); }},
+       [](LockPolicies& p, std::string_view v) { return parse_raw_spinlock(v, p); },
+       [](const LockPolicies& p) { return raw_spinlock_setting(p); }},
   };
   return knobs;
 }

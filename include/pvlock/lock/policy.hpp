@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace pvlock {
 
@@ -106,8 +107,19 @@ struct HandoffPolicy {
 // `automatic` is that choice: the simulator's runner resolves it per guest (harness/run.cpp);
 // a RawSpinlock built with it unresolved is on bare metal, the native qspinlock. ticket and
 // mcs stand for kernels configured with those spinlocks. The PV and virt_spin_lock knobs
-// apply to the wait_lock as to every other spinlock of the kernel.
-enum class RawSpinlockKind : std::uint8_t { automatic, tas, ticket, mcs, qspinlock, pvqspinlock };
+// apply to the wait_lock as to every other spinlock of the kernel. `external` is a spinlock
+// this library does not hold itself -- the kernel's own qspinlock.c run through the shim --
+// named by raw_spinlock_name and reached through raw_spinlock_ops, which the tool that
+// builds the world fills from the lock registry for its Env (resolve_raw_spinlock()).
+enum class RawSpinlockKind : std::uint8_t {
+  automatic,
+  tas,
+  ticket,
+  mcs,
+  qspinlock,
+  pvqspinlock,
+  external
+};
 
 // Its name, as the lock registry spells that spinlock.
 inline constexpr const char* raw_spinlock_kind_name(RawSpinlockKind k) {
@@ -124,6 +136,8 @@ inline constexpr const char* raw_spinlock_kind_name(RawSpinlockKind k) {
       return "qspinlock";
     case RawSpinlockKind::pvqspinlock:
       return "pvqspinlock";
+    case RawSpinlockKind::external:
+      return "external";
   }
   return "?";
 }
@@ -137,6 +151,8 @@ struct RwsemPolicy {
   // replaced it with reader lock stealing. False: the v5.11+ rwsem.
   bool reader_spin = false;
 };
+// The entry points of an external raw_spinlock_t (raw_spinlock.hpp).
+struct RawSpinlockOps;
 
 struct LockPolicies {
   QspinlockPolicy qspinlock;
@@ -145,6 +161,10 @@ struct LockPolicies {
   HandoffPolicy handoff;
   RawSpinlockKind raw_spinlock = RawSpinlockKind::automatic;
   RwsemPolicy rwsem;
+  // RawSpinlockKind::external: the registry name of the spinlock (e.g. "kernel:pvqspinlock")
+  // and, once resolved for the world's Env, its entry points.
+  std::string raw_spinlock_name;
+  const RawSpinlockOps* raw_spinlock_ops = nullptr;
 };
 
 }  // namespace pvlock

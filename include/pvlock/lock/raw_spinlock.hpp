@@ -12,12 +12,23 @@
 // allocation. The held lock's own spin sites and counters are the ones the profile and the
 // lock events see (queued_spin_lock_slowpath, pv_wait_node, virt_spin_lock, ...).
 //
+// A kernel may also run a spinlock this library does not hold (RawSpinlockKind::external):
+// the kernel's own qspinlock.c behind the shim, which lives in a target of its own built
+// only when a kernel source is found. Such a lock is held in the same place, constructed
+// and driven through its RawSpinlockOps (its entry points, filled by the lock registry for
+// one Env), so the library needs no knowledge of it and the other kinds keep their switch.
+//
 // The _irq and _irqsave forms disable interrupts before taking the lock and enable (or
 // restore) them after releasing it, as raw_spin_lock_irq() / raw_spin_lock_irqsave() do.
 #pragma once
 
+#include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <new>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
 
 #include "pvlock/env/environment.hpp"
 #include "pvlock/lock/mcs.hpp"
@@ -29,18 +40,69 @@
 
 namespace pvlock {
 
+// An external spinlock's entry points, each taking the lock's storage.
+struct RawSpinlockOps {
+  const char* name;
+  void (*construct)(void*);
+  void (*lock)(void*);
+  bool (*try_lock)(void*);
+  void (*unlock)(void*);
+  bool (*is_locked)(void*);
+};
+
+// The storage an external spinlock has in a RawSpinlock: the room the held locks already
+// take (a pointer-sized MCS tail), so that no sleeping lock's layout -- and no simulated
+// cache-line placement -- changes with it.
+inline constexpr std::size_t kRawSpinlockExternalBytes = 8;
+
+// A spinlock type (one Env's instantiation) RawSpinlock can hold externally: it fits and
+// needs no destructor (a sleeping lock may outlive the set-up that resolved the ops).
+template <class L>
+concept ExternalRawSpinlock =
+    sizeof(L) <= kRawSpinlockExternalBytes &&
+    alignof(L) <= alignof(void*) && std::is_trivially_destructible_v<L>&& requires(L l) {
+  l.lock();
+  { l.try_lock() } -> std::convertible_to<bool>;
+  l.unlock();
+  { l.is_locked() } -> std::convertible_to<bool>;
+};
+
+// The entry points of such a spinlock type, for RawSpinlock.
+template <ExternalRawSpinlock L>
+inline constexpr RawSpinlockOps kRawSpinlockOpsOf{
+    L::kName,
+    [](void* p) { ::new (p) L(); },
+    [](void* p) { static_cast<L*>(p)->lock(); },
+    [](void* p) { return static_cast<L*>(p)->try_lock(); },
+    [](void* p) { static_cast<L*>(p)->unlock(); },
+    [](void* p) { return static_cast<L*>(p)->is_locked(); },
+};
+
 template <Environment Env>
 class RawSpinlock {
  public:
   static constexpr const char* kName = "raw_spinlock";
 
   RawSpinlock() : RawSpinlock(Env::policies().raw_spinlock) {}
+  // RawSpinlockKind::external takes its entry points from Env::policies().raw_spinlock_ops,
+  // here and on every call: the kernel that built the lock is the one that runs it, and the
+  // lock's layout stays that of the held kinds (no pointer of its own).
   explicit RawSpinlock(RawSpinlockKind kind)
       : kind_(kind == RawSpinlockKind::automatic ? RawSpinlockKind::qspinlock : kind) {
+    if (kind_ == RawSpinlockKind::external) {
+      // An unresolved name is an error the tool reports where it builds the world; here it
+      // would mean running no lock at all.
+      if (Env::policies().raw_spinlock_ops == nullptr)
+        throw std::logic_error("external raw_spinlock_t '" + Env::policies().raw_spinlock_name +
+                               "' has no entry points (not resolved for this world)");
+      ops().construct(&u_.external);
+      return;
+    }
     visit([]<class L>(L* where) { ::new (static_cast<void*>(where)) L(); });
   }
   ~RawSpinlock() {
-    visit([]<class L>(L* l) { l->~L(); });
+    // An external lock is trivially destructible (ExternalRawSpinlock).
+    if (kind_ != RawSpinlockKind::external) visit([]<class L>(L* l) { l->~L(); });
   }
   RawSpinlock(const RawSpinlock&) = delete;
   RawSpinlock& operator=(const RawSpinlock&) = delete;
@@ -57,7 +119,10 @@ class RawSpinlock {
   }
   bool try_lock() {
     bool r = false;
-    visit([&](auto* l) { r = l->try_lock(); });
+    if (kind_ == RawSpinlockKind::external)
+      r = ops().try_lock(&u_.external);
+    else
+      visit([&](auto* l) { r = l->try_lock(); });
     if (r && stat_ != nullptr) {
       stamp_ = Env::now_ns();
       stat_->acquired(Env::cpu(), false, 0, false);
@@ -73,8 +138,10 @@ class RawSpinlock {
     raw_unlock();
   }
   bool is_locked() const {
+    auto* self = const_cast<RawSpinlock*>(this);
+    if (kind_ == RawSpinlockKind::external) return ops().is_locked(&self->u_.external);
     bool r = false;
-    const_cast<RawSpinlock*>(this)->visit([&](auto* l) { r = l->is_locked(); });
+    self->visit([&](auto* l) { r = l->is_locked(); });
     return r;
   }
 
@@ -111,17 +178,27 @@ class RawSpinlock {
     void lock() { self->raw_lock(); }
     void unlock() { self->raw_unlock(); }
   };
+  static const RawSpinlockOps& ops() { return *Env::policies().raw_spinlock_ops; }
   void raw_lock() {
+    if (kind_ == RawSpinlockKind::external) {
+      ops().lock(&u_.external);
+      return;
+    }
     visit([](auto* l) { l->lock(); });
   }
   void raw_unlock() {
+    if (kind_ == RawSpinlockKind::external) {
+      ops().unlock(&u_.external);
+      return;
+    }
     visit([](auto* l) { l->unlock(); });
   }
 
-  // Calls f with a pointer to the held lock; the one switch of the hot path.
+  // Calls f with a pointer to the held lock of this library; the one switch of the hot path.
   template <class F>
   void visit(F&& f) {
     switch (kind_) {
+      case RawSpinlockKind::external:   // through ops(), never visited
       case RawSpinlockKind::automatic:  // resolved in the constructor
       case RawSpinlockKind::tas:
         f(&u_.tas);
@@ -150,7 +227,11 @@ class RawSpinlock {
     McsLock<Env> mcs;
     QueuedSpinlock<Env> qspinlock;
     PvQueuedSpinlock<Env> pvqspinlock;
+    alignas(void*) unsigned char external[kRawSpinlockExternalBytes];
   } u_;
+  static_assert(sizeof(McsLock<Env>) >= kRawSpinlockExternalBytes &&
+                    alignof(McsLock<Env>) >= alignof(void*),
+                "an external lock's storage must not change the layout");
   const RawSpinlockKind kind_;
   // Plain fields after the lock word: the holder's hold stamp is its own to write.
   LockStat* stat_ = nullptr;

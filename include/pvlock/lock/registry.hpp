@@ -7,6 +7,7 @@
 // line to for_each_lock() below.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "pvlock/lock/mutex.hpp"
 #include "pvlock/lock/pv_ticket.hpp"
 #include "pvlock/lock/qspinlock.hpp"
+#include "pvlock/lock/raw_spinlock.hpp"
 #include "pvlock/lock/rwsem.hpp"
 #include "pvlock/lock/tas.hpp"
 #include "pvlock/lock/ticket.hpp"
@@ -131,6 +133,29 @@ inline std::string missing_lock_reason(std::string_view name) {
       return v.reason;
 #endif
   return "no such lock in this build";
+}
+
+// Makes the external raw_spinlock_t of `p` (RawSpinlockKind::external, the spinlock named
+// p.raw_spinlock_name, e.g. a kernel:* qspinlock) runnable in Env's world: fills
+// p.raw_spinlock_ops with that lock's entry points for Env. Other kinds are left alone.
+// Returns why not when the name is no spinlock of this build a RawSpinlock can hold.
+template <Environment Env>
+std::optional<std::string> resolve_raw_spinlock(LockPolicies& p) {
+  if (p.raw_spinlock != RawSpinlockKind::external) {
+    p.raw_spinlock_ops = nullptr;
+    return std::nullopt;
+  }
+  const RawSpinlockOps* ops = nullptr;
+  const bool found = with_lock<Env>(p.raw_spinlock_name, [&]<class L>(const LockInfo& info) {
+    if constexpr (ExternalRawSpinlock<L>)
+      if (info.kind == LockKind::spin && !info.negative_control) ops = &kRawSpinlockOpsOf<L>;
+  });
+  if (!found) return "'" + p.raw_spinlock_name + "': " + missing_lock_reason(p.raw_spinlock_name);
+  if (ops == nullptr)
+    return "'" + p.raw_spinlock_name + "' cannot be a raw_spinlock_t (not a spinlock with " +
+           "lock, trylock and unlock)";
+  p.raw_spinlock_ops = ops;
+  return std::nullopt;
 }
 
 }  // namespace pvlock

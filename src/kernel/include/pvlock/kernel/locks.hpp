@@ -54,6 +54,8 @@ class Qspinlock {
     Env::preempt_enable();
   }
   std::uint32_t value() const { return word_.load(std::memory_order_relaxed); }
+  // queued_spin_is_locked(): any of locked, pending or tail set.
+  bool is_locked() const { return value() != 0; }
 
  private:
   typename Env::template atomic<std::uint32_t> word_{};  // struct qspinlock
