@@ -282,7 +282,7 @@ std::string to_toml(const Calibration& c, bool steal_as_noise) {
   line(fmt::format(
       "{} = {}  # {}; a CPU-bound thread sharing its CPU runs {:.4g} ns ({}): "
       "the slice rounded up to the tick",
-      c.kernel.scheduler == "eevdf" ? "eevdf_base_slice_ns" : "min_granularity_ns",
+      c.kernel.scheduler == "eevdf" ? "sched_base_slice_ns" : "sched_min_granularity_ns",
       c.slice_ns_value(), c.slice_source(), c.slice_ns.median, spread_comment(c.slice_ns)));
   if (steal_as_noise) {
     line(fmt::format(

@@ -131,12 +131,13 @@ void add_host(Builder& b) {
   };
   host("sched_latency_ns", "sched_latency_ns", static_cast<double>(d.sched_latency_ns), P::constant,
        std::string(kFair) + ": 6 ms normalized");
-  host("min_granularity_ns", "sched_min_granularity_ns", static_cast<double>(d.min_granularity_ns),
-       P::constant, std::string(kFair) + ": 0.75 ms normalized");
-  host("wakeup_granularity_ns", "sched_wakeup_granularity_ns",
-       static_cast<double>(d.wakeup_granularity_ns), P::constant,
+  host("sched_min_granularity_ns", "sched_min_granularity_ns",
+       static_cast<double>(d.sched_min_granularity_ns), P::constant,
+       std::string(kFair) + ": 0.75 ms normalized");
+  host("sched_wakeup_granularity_ns", "sched_wakeup_granularity_ns",
+       static_cast<double>(d.sched_wakeup_granularity_ns), P::constant,
        std::string(kFair) + ": 1 ms normalized");
-  host("eevdf_base_slice_ns", "sched_base_slice_ns", static_cast<double>(d.eevdf_base_slice_ns),
+  host("sched_base_slice_ns", "sched_base_slice_ns", static_cast<double>(d.sched_base_slice_ns),
        P::constant, "kernel/sched/fair.c (EEVDF, v6.6-v6.14): 0.75 ms normalized, x4");
   range(host("tick_ns", "CONFIG_HZ", static_cast<double>(d.tick_ns), P::constant,
              "host HZ=1000 (a distribution's choice)"),
@@ -148,8 +149,9 @@ void add_host(Builder& b) {
   host("balance_busy_factor", "busy_factor", static_cast<double>(d.balance_busy_factor),
        P::constant, "kernel/sched/topology.c sd_init(): busy_factor = 32 (v4.19-v5.11; 16 later)");
   b.out.back().unit = "";
-  host("migration_cost_ns", "sched_migration_cost_ns", static_cast<double>(d.migration_cost_ns),
-       P::constant, "kernel/sched/fair.c sysctl_sched_migration_cost (0.5 ms)");
+  host("sched_migration_cost_ns", "sched_migration_cost_ns",
+       static_cast<double>(d.sched_migration_cost_ns), P::constant,
+       "kernel/sched/fair.c sysctl_sched_migration_cost (0.5 ms)");
   range(host("housekeeping_interval_ns", "", static_cast<double>(d.housekeeping_interval_ns),
              P::estimate,
              "estimate: mean interval of a pCPU's host housekeeping (timers, RCU, kworkers, "
@@ -164,12 +166,12 @@ void add_host(Builder& b) {
                  std::string src) -> Constant& {
     return integer(b.add(std::string("host.kvm.") + key, kname, v, unit, p, std::move(src)));
   };
-  kvm("ple_window_cycles", "ple_window", static_cast<double>(k.ple_window_cycles), "TSC cycles",
-      P::constant, std::string(kVmx) + " (KVM_VMX_DEFAULT_PLE_WINDOW)");
+  kvm("ple_window", "ple_window", static_cast<double>(k.ple_window), "TSC cycles", P::constant,
+      std::string(kVmx) + " (KVM_VMX_DEFAULT_PLE_WINDOW)");
   kvm("ple_window_grow", "ple_window_grow", static_cast<double>(k.ple_window_grow), "", P::constant,
       kVmx);
-  kvm("ple_window_max_cycles", "ple_window_max", static_cast<double>(k.ple_window_max_cycles),
-      "TSC cycles", P::constant,
+  kvm("ple_window_max", "ple_window_max", static_cast<double>(k.ple_window_max), "TSC cycles",
+      P::constant,
       std::string(kVmx) + "; the kernel's UINT_MAX, here 1e9 (never reached in a run)");
   Constant& tsc = b.add("host.kvm.cycles_per_ns", "tsc_khz", k.cycles_per_ns, "GHz", P::constant,
                         "TSC rate of the generic profile (2.8 GHz all-core turbo); experiments "
@@ -177,11 +179,11 @@ void add_host(Builder& b) {
   range(tsc, 2.0, 3.0, "the nominal 2.0-2.5 GHz of Skylake-SP parts to the all-core turbo");
   kvm("halt_poll_ns", "halt_poll_ns", static_cast<double>(k.halt_poll_ns), "ns", P::constant,
       std::string(kHaltPoll) + " (x86 KVM_HALT_POLL_NS_DEFAULT)");
-  kvm("halt_poll_grow", "halt_poll_ns_grow", static_cast<double>(k.halt_poll_grow), "", P::constant,
-      kHaltPoll);
-  kvm("halt_poll_grow_start_ns", "halt_poll_ns_grow_start",
-      static_cast<double>(k.halt_poll_grow_start_ns), "ns", P::constant, kHaltPoll);
-  kvm("halt_poll_shrink", "halt_poll_ns_shrink", static_cast<double>(k.halt_poll_shrink), "",
+  kvm("halt_poll_ns_grow", "halt_poll_ns_grow", static_cast<double>(k.halt_poll_ns_grow), "",
+      P::constant, kHaltPoll);
+  kvm("halt_poll_ns_grow_start", "halt_poll_ns_grow_start",
+      static_cast<double>(k.halt_poll_ns_grow_start), "ns", P::constant, kHaltPoll);
+  kvm("halt_poll_ns_shrink", "halt_poll_ns_shrink", static_cast<double>(k.halt_poll_ns_shrink), "",
       P::constant, std::string(kHaltPoll) + " (0: reset to 0)");
 }
 
@@ -193,9 +195,15 @@ void add_guest(Builder& b) {
   range(integer(b.add("guest.tick_ns", "CONFIG_HZ", static_cast<double>(d.tick_ns), "ns",
                       P::constant, "guest HZ=250 (distribution kernels' default)")),
         1'000'000, 4'000'000, "HZ=1000 to HZ=250");
-  integer(b.add("guest.sched_slice_ns", "sched_min_granularity_ns",
-                static_cast<double>(d.sched_slice_ns), "ns", P::constant,
+  integer(b.add("guest.sched_min_granularity_ns", "sched_min_granularity_ns",
+                static_cast<double>(d.sched_min_granularity_ns), "ns", P::constant,
                 std::string(kFair) + ": 0.75 ms normalized"));
+  integer(b.add("guest.sched_latency_ns", "sched_latency_ns",
+                static_cast<double>(d.sched_latency_ns), "ns", P::constant,
+                std::string(kFair) + ": 6 ms normalized"));
+  integer(b.add("guest.sched_wakeup_granularity_ns", "sched_wakeup_granularity_ns",
+                static_cast<double>(d.sched_wakeup_granularity_ns), "ns", P::constant,
+                std::string(kFair) + ": 1 ms normalized"));
 }
 
 // The lock library's numeric knobs ([vm.guest] keys, kernel constants): the defaults every

@@ -28,7 +28,7 @@ struct Range {
 
 struct Constant {
   // The scenario key path below its table, which `--set` and `--params` name:
-  // "costs.pause_ns", "host.kvm.ple_window_cycles", "guest.tick_ns", "ebizzy.zone_hold_ns"
+  // "costs.pause_ns", "host.kvm.ple_window", "guest.tick_ns", "ebizzy.zone_hold_ns"
   // (a workload's estimates under its [workload] type).
   std::string id;
   // The kernel's spelling for a kernel parameter (module parameter, sysctl, constant), e.g.

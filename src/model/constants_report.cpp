@@ -84,7 +84,7 @@ std::string constants_markdown() {
       "runs with (`scenario::Costs`,\n`scenario::HostSpec`, `scenario::GuestSpec`, "
       "`workload/estimates.hpp`), so this table cannot\ndrift from them. A scenario overrides "
       "any of them under the key in the first column\n(`[costs] pause_ns`, `[host.kvm] "
-      "ple_window_cycles`, `[vm.guest] tick_ns`, `[vm.workload] zone_hold_ns`\nfor "
+      "ple_window`, `[vm.guest] tick_ns`, `[vm.workload] zone_hold_ns`\nfor "
       "`ebizzy.zone_hold_ns`).\n\n"
       "Provenance:\n\n"
       "- **measured**: a measured figure, or arithmetic on one, on the hardware the source "

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string_view>
+#include <utility>
 
 #include "scenario/toml_guard.hpp"
 
@@ -190,6 +192,26 @@ void Section::fail(std::string_view key, const std::string& message) const {
 
 void Section::fail_table(const std::string& message) const { fail_at(where_table(), message); }
 
+// Keys that took the kernel's spelling (the sysctl or module parameter they stand for,
+// the unit in the docs): an old scenario's key names its new name in the error.
+static const char* renamed_key(std::string_view name) {
+  static constexpr std::pair<std::string_view, const char*> kRenamed[] = {
+      {"ple_window_cycles", "ple_window"},
+      {"ple_window_max_cycles", "ple_window_max"},
+      {"halt_poll_grow", "halt_poll_ns_grow"},
+      {"halt_poll_grow_start_ns", "halt_poll_ns_grow_start"},
+      {"halt_poll_shrink", "halt_poll_ns_shrink"},
+      {"min_granularity_ns", "sched_min_granularity_ns"},
+      {"wakeup_granularity_ns", "sched_wakeup_granularity_ns"},
+      {"eevdf_base_slice_ns", "sched_base_slice_ns"},
+      {"migration_cost_ns", "sched_migration_cost_ns"},
+      {"sched_slice_ns", "sched_min_granularity_ns"},
+  };
+  for (const auto& [from, to] : kRenamed)
+    if (from == name) return to;
+  return nullptr;
+}
+
 void Section::finish() const {
   // Report the first unknown key in file order (overrides, which have no place, last).
   const toml::key* first = nullptr;
@@ -210,7 +232,9 @@ void Section::finish() const {
   const toml::node* value = t_.get(first->str());
   const toml::source_region& src =
       first->source().begin.line != 0 ? first->source() : value->source();
-  r_.fail(path, src, "unknown key '" + name + "' in " + title_ + "; known: " + list);
+  std::string renamed;
+  if (const char* to = renamed_key(name)) renamed = std::string(" (renamed '") + to + "')";
+  r_.fail(path, src, "unknown key '" + name + "' in " + title_ + renamed + "; known: " + list);
 }
 
 }  // namespace pvlock::scenario::detail

@@ -91,7 +91,14 @@ struct GuestSpec {
   bool nopvspin = false;             // guest boot parameter: native qspinlock even with PV
   bool realtime_hint = false;        // KVM_HINTS_REALTIME (dedicated pCPUs)
   std::int64_t tick_ns = 4'000'000;  // guest HZ=250
-  std::int64_t sched_slice_ns = 3'000'000;  // guest CFS minimum granularity (shortest slice)
+  std::int64_t sched_min_granularity_ns =
+      3'000'000;  // guest CFS minimum granularity (shortest slice)
+  // CFS's sysctl_sched_latency and sysctl_sched_wakeup_granularity for a guest of >= 8 CPUs
+  // (v4.8-v5.4): 6 ms and 1 ms scaled by 1 + ilog2(8) (SCHED_TUNABLESCALING_LOG). The
+  // latency sets the slice under either run-queue order and caps the sleeper credit; the
+  // wakeup granularity matters to scheduler = "cfs" only.
+  std::int64_t sched_latency_ns = 24'000'000;
+  std::int64_t sched_wakeup_granularity_ns = 4'000'000;
   // The guest kernel's preemption model (Kconfig "Preemption Model"). full (CONFIG_PREEMPT):
   // the tick may switch a task anywhere preemption and interrupts are enabled, kernel code
   // holding a mutex or rwsem included. none (CONFIG_PREEMPT_NONE, the server default): a
@@ -169,9 +176,9 @@ struct HostSpec {
   enum class Scheduler { cfs, eevdf } scheduler = Scheduler::cfs;
   // CFS as the seeds' hosts ran it (4.19-5.4, >= 8 CPUs): docs/costs.md [V].
   std::int64_t sched_latency_ns = 24'000'000;
-  std::int64_t min_granularity_ns = 3'000'000;
-  std::int64_t wakeup_granularity_ns = 4'000'000;
-  std::int64_t eevdf_base_slice_ns = 3'000'000;
+  std::int64_t sched_min_granularity_ns = 3'000'000;
+  std::int64_t sched_wakeup_granularity_ns = 4'000'000;
+  std::int64_t sched_base_slice_ns = 3'000'000;
   std::int64_t tick_ns = 1'000'000;  // host HZ=1000
   // Periodic load balancing (rebalance_domains), per sched domain -- SMT siblings, socket,
   // machine -- checked at every tick: a domain is balanced every `weight x
@@ -184,7 +191,7 @@ struct HostSpec {
   // (newidle_balance) only if its average idle period (avg_idle) is at least this long, and
   // never a thread that ran within this long (task_hot: its cache is still warm where it
   // was). 0: every idle pCPU pulls at once, whatever the thread.
-  std::int64_t migration_cost_ns = 500'000;
+  std::int64_t sched_migration_cost_ns = 500'000;
   int stress_threads = 0;  // extra CPU-bound host threads (stress --cpu N)
   // Host housekeeping per pCPU (timer softirqs, RCU, kworkers, QEMU I/O threads): a pinned
   // host thread that wakes at exponentially distributed intervals and runs a short burst.
@@ -234,17 +241,17 @@ struct HostSpec {
     // ebizzy guests collapse deeper than the seeds' and the kick boost turns into a loss.
     enum class SpinLoopMark { spin_end, handler_end } in_spin_loop_until = SpinLoopMark::spin_end;
     bool ple = true;
-    std::int64_t ple_window_cycles = 4096;
+    std::int64_t ple_window = 4096;
     std::int64_t ple_window_grow = 2;
-    std::int64_t ple_window_max_cycles = 1'000'000'000;
+    std::int64_t ple_window_max = 1'000'000'000;
     // TSC cycles per ns: PLE measures its window at the TSC's rate (SDM, "PAUSE-loop
     // exiting"). 2.8 GHz as the generic profile's clock; experiments set their host's.
     double cycles_per_ns = 2.8;
     std::int64_t halt_poll_ns = 200'000;  // max; 0 disables halt polling
-    std::int64_t halt_poll_grow = 2;
-    std::int64_t halt_poll_grow_start_ns = 10'000;
-    std::int64_t halt_poll_shrink = 0;    // 0 = reset to 0
-    bool preempted_on_every_put = false;  // hosts before 54aa83c90198 (2022)
+    std::int64_t halt_poll_ns_grow = 2;
+    std::int64_t halt_poll_ns_grow_start = 10'000;
+    std::int64_t halt_poll_ns_shrink = 0;  // 0 = reset to 0
+    bool preempted_on_every_put = false;   // hosts before 54aa83c90198 (2022)
     // APICv posted interrupts (Skylake-SP and later servers): an interrupt for a vCPU outside
     // guest mode kicks it only if it sets the descriptor's ON bit, i.e. once until the vCPU
     // next enters the guest. false: every interrupt kicks (kvm_vcpu_kick).

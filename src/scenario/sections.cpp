@@ -97,13 +97,13 @@ void read_host(Section& s, HostSpec& h) {
   s.read_enum("scheduler", h.scheduler,
               {{"cfs", HostSpec::Scheduler::cfs}, {"eevdf", HostSpec::Scheduler::eevdf}});
   s.read("sched_latency_ns", h.sched_latency_ns, 1, kMaxIntervalNs);
-  s.read("min_granularity_ns", h.min_granularity_ns, 1, kMaxIntervalNs);
-  s.read("wakeup_granularity_ns", h.wakeup_granularity_ns, 0, kMaxIntervalNs);
-  s.read("eevdf_base_slice_ns", h.eevdf_base_slice_ns, 1, kMaxIntervalNs);
+  s.read("sched_min_granularity_ns", h.sched_min_granularity_ns, 1, kMaxIntervalNs);
+  s.read("sched_wakeup_granularity_ns", h.sched_wakeup_granularity_ns, 0, kMaxIntervalNs);
+  s.read("sched_base_slice_ns", h.sched_base_slice_ns, 1, kMaxIntervalNs);
   s.read("tick_ns", h.tick_ns, kMinTickNs, kMaxIntervalNs);
   s.read("balance_interval_per_cpu_ns", h.balance_interval_per_cpu_ns, 1000, kMaxIntervalNs);
   s.read("balance_busy_factor", h.balance_busy_factor, 1, 1000);
-  s.read("migration_cost_ns", h.migration_cost_ns, 0, kMaxIntervalNs);
+  s.read("sched_migration_cost_ns", h.sched_migration_cost_ns, 0, kMaxIntervalNs);
   s.read("stress_threads", h.stress_threads, 0, 4096);
   s.read("housekeeping_interval_ns", h.housekeeping_interval_ns, 0, kMaxIntervalNs);
   s.read("housekeeping_ns", h.housekeeping_ns, 0, kMaxIntervalNs);
@@ -123,20 +123,20 @@ void read_host(Section& s, HostSpec& h) {
                 {{"spin_end", HostSpec::Kvm::SpinLoopMark::spin_end},
                  {"handler_end", HostSpec::Kvm::SpinLoopMark::handler_end}});
     k.read("ple", v.ple);
-    k.read("ple_window_cycles", v.ple_window_cycles, 0, 1'000'000'000'000);
+    k.read("ple_window", v.ple_window, 0, 1'000'000'000'000);
     k.read("ple_window_grow", v.ple_window_grow, 0, 1000);
-    k.read("ple_window_max_cycles", v.ple_window_max_cycles, 0, 1'000'000'000'000);
+    k.read("ple_window_max", v.ple_window_max, 0, 1'000'000'000'000);
     k.read_positive("cycles_per_ns", v.cycles_per_ns, 100);
     k.read("halt_poll_ns", v.halt_poll_ns, 0, kMaxIntervalNs);
-    k.read("halt_poll_grow", v.halt_poll_grow, 0, 1000);
-    k.read("halt_poll_grow_start_ns", v.halt_poll_grow_start_ns, 0, kMaxIntervalNs);
-    k.read("halt_poll_shrink", v.halt_poll_shrink, 0, 1000);
+    k.read("halt_poll_ns_grow", v.halt_poll_ns_grow, 0, 1000);
+    k.read("halt_poll_ns_grow_start", v.halt_poll_ns_grow_start, 0, kMaxIntervalNs);
+    k.read("halt_poll_ns_shrink", v.halt_poll_ns_shrink, 0, 1000);
     k.read("preempted_on_every_put", v.preempted_on_every_put);
     k.read("apicv", v.apicv);
-    if (v.ple_window_max_cycles < v.ple_window_cycles)
-      k.fail(t->contains("ple_window_max_cycles") ? "ple_window_max_cycles" : "ple_window_cycles",
-             fmt::format("ple_window_max_cycles ({}) must be >= ple_window_cycles ({})",
-                         v.ple_window_max_cycles, v.ple_window_cycles));
+    if (v.ple_window_max < v.ple_window)
+      k.fail(t->contains("ple_window_max") ? "ple_window_max" : "ple_window",
+             fmt::format("ple_window_max ({}) must be >= ple_window ({})", v.ple_window_max,
+                         v.ple_window));
     k.finish();
   }
   s.finish();
@@ -185,7 +185,9 @@ void read_guest(Section& s, GuestSpec& g) {
   s.read("nopvspin", g.nopvspin);
   s.read("realtime_hint", g.realtime_hint);
   s.read("tick_ns", g.tick_ns, kMinTickNs, kMaxIntervalNs);
-  s.read("sched_slice_ns", g.sched_slice_ns, kMinTickNs, kMaxIntervalNs);
+  s.read("sched_min_granularity_ns", g.sched_min_granularity_ns, kMinTickNs, kMaxIntervalNs);
+  s.read("sched_latency_ns", g.sched_latency_ns, kMinTickNs, kMaxIntervalNs);
+  s.read("sched_wakeup_granularity_ns", g.sched_wakeup_granularity_ns, 0, kMaxIntervalNs);
   s.read_enum("preempt", g.preempt,
               {{"full", GuestSpec::Preempt::full}, {"none", GuestSpec::Preempt::none}});
   s.read_enum("scheduler", g.scheduler,

@@ -31,10 +31,10 @@ TEST(Constants, IdsAreUnique) {
 
 TEST(Constants, ValuesAreTheSimulatorsDefaults) {
   EXPECT_EQ(find_constant("costs.vcpu_switch_ns")->value, scenario::Costs{}.vcpu_switch_ns);
-  EXPECT_EQ(find_constant("host.kvm.ple_window_cycles")->value,
-            static_cast<double>(scenario::HostSpec{}.kvm.ple_window_cycles));
+  EXPECT_EQ(find_constant("host.kvm.ple_window")->value,
+            static_cast<double>(scenario::HostSpec{}.kvm.ple_window));
   EXPECT_EQ(find_constant("ebizzy.zone_hold_ns")->value, workload::estimates::ebizzy::zone_hold_ns);
-  EXPECT_EQ(find_constant("host.kvm.ple_window_cycles")->name, "ple_window");
+  EXPECT_EQ(find_constant("host.kvm.ple_window")->name, "ple_window");
   EXPECT_EQ(find_constant("no.such"), nullptr);
   EXPECT_EQ(find_constant("guest.spin_threshold")->value, LockPolicies{}.qspinlock.spin_threshold);
   EXPECT_EQ(find_constant("guest.spin_threshold")->name, "SPIN_THRESHOLD");

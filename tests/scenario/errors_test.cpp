@@ -154,15 +154,25 @@ const BrokenCase kCases[] = {
      "t.toml:2:1: host.kvm.pl: unknown key 'pl' in [host.kvm]; known: pv_unhalt, steal_time, "
      "kick_boost, yield_bailout_undercommit, irq_boost, irq_boost_user_mode, "
      "in_kernel_check_preempted_only, in_spin_loop_until, ple, "
-     "ple_window_cycles, "
+     "ple_window, "
      "ple_window_grow, "
-     "ple_window_max_cycles, "
-     "cycles_per_ns, halt_poll_ns, halt_poll_grow, halt_poll_grow_start_ns, halt_poll_shrink, "
+     "ple_window_max, "
+     "cycles_per_ns, halt_poll_ns, halt_poll_ns_grow, halt_poll_ns_grow_start, "
+     "halt_poll_ns_shrink, "
+     "preempted_on_every_put, apicv"},
+    // A key that took the kernel's spelling names its new name.
+    {"kvm_renamed_key",
+     "[host.kvm]\nple_window_cycles = 4096\n[[vm]]\nvcpus=1\n[vm.workload]\ntype=\"x\"\n",
+     "t.toml:2:1: host.kvm.ple_window_cycles: unknown key 'ple_window_cycles' in [host.kvm] "
+     "(renamed 'ple_window'); known: pv_unhalt, steal_time, kick_boost, "
+     "yield_bailout_undercommit, irq_boost, irq_boost_user_mode, in_kernel_check_preempted_only, "
+     "in_spin_loop_until, ple, ple_window, ple_window_grow, ple_window_max, cycles_per_ns, "
+     "halt_poll_ns, halt_poll_ns_grow, halt_poll_ns_grow_start, halt_poll_ns_shrink, "
      "preempted_on_every_put, apicv"},
     {"kvm_ple_max_below_window",
-     "[host.kvm]\nple_window_max_cycles = 10\n[[vm]]\nvcpus=1\n[vm.workload]\ntype=\"x\"\n",
-     "t.toml:2:25: host.kvm.ple_window_max_cycles: ple_window_max_cycles (10) must be >= "
-     "ple_window_cycles (4096)"},
+     "[host.kvm]\nple_window_max = 10\n[[vm]]\nvcpus=1\n[vm.workload]\ntype=\"x\"\n",
+     "t.toml:2:25: host.kvm.ple_window_max: ple_window_max (10) must be >= "
+     "ple_window (4096)"},
     {"host_tick_too_small", "[host]\ntick_ns = 10\n[[vm]]\nvcpus=1\n[vm.workload]\ntype=\"x\"\n",
      "t.toml:2:11: host.tick_ns: must be between 1000 and 10000000000, got 10"},
     {"workload_array_param", "[workload]\ntype = \"x\"\nsizes = [1, 2]\n",

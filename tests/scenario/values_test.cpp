@@ -88,7 +88,7 @@ lock = "mcs"
 nopvspin = true
 pv_sched_yield = true
 vcpu_is_preempted_ns = 30
-sched_slice_ns = 1000000
+sched_min_granularity_ns = 1000000
 preempt = "none"
 [vm.workload]
 type = "ebizzy"
@@ -120,7 +120,7 @@ type = "lockloop"
   EXPECT_TRUE(s.vms[0].guest.pv_sched_yield);
   EXPECT_FALSE(s.vms[1].guest.pv_sched_yield);
   EXPECT_EQ(s.vms[0].guest.vcpu_is_preempted_ns, 30);
-  EXPECT_EQ(s.vms[0].guest.sched_slice_ns, 1000000);
+  EXPECT_EQ(s.vms[0].guest.sched_min_granularity_ns, 1000000);
   EXPECT_EQ(s.vms[0].guest.preempt, GuestSpec::Preempt::none);
   EXPECT_EQ(s.vms[1].guest.preempt, GuestSpec::Preempt::full);  // the default
   EXPECT_EQ(std::get<std::int64_t>(s.vms[0].workload.params.at("threads").value), 32);

@@ -83,7 +83,7 @@ TEST(TwinScenario, TheMachineIsTheCalibratedOneAndThreadsAreVcpus) {
   ASSERT_TRUE(sc.host.has_value());
   EXPECT_EQ(sc.host->scheduler, scenario::HostSpec::Scheduler::eevdf);
   EXPECT_EQ(sc.host->tick_ns, 4'000'000);
-  EXPECT_EQ(sc.host->eevdf_base_slice_ns, 1'500'000);
+  EXPECT_EQ(sc.host->sched_base_slice_ns, 1'500'000);
   EXPECT_FALSE(sc.host->kvm.ple);
   EXPECT_FALSE(sc.host->kvm.steal_time);
   EXPECT_EQ(sc.host->kvm.halt_poll_ns, 0);

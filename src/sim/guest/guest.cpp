@@ -52,7 +52,7 @@ Task& Guest::create_task(std::string name, int vcpu, std::function<void()> progr
   raw->id = static_cast<int>(tasks_.size());
   raw->guest = this;
   raw->vcpu = vcpus_[static_cast<std::size_t>(vcpu)].get();
-  if (forked && cfs()) raw->vruntime = raw->vcpu->min_vruntime + spec_.sched_slice_ns;
+  if (forked && cfs()) raw->vruntime = raw->vcpu->min_vruntime + spec_.sched_min_granularity_ns;
   raw->name = std::move(name);
   raw->rng.reseed(derive_seed(sim_.seed(), kTaskSeedDomain + static_cast<std::uint64_t>(index_),
                               static_cast<std::uint64_t>(raw->id)));

@@ -6,8 +6,8 @@
 // (simulated memory, so spinners that poll need_resched() are woken when it is set); a
 // scheduler tick that time-slices the tasks of one vCPU and preempts at the next preemption
 // point after CFS's sched_slice() (the 24 ms latency shared among the runnable tasks, never
-// under sched_slice_ns), the run queue taken in turn (scheduler = "rr") or in CFS's vruntime
-// order (scheduler = "cfs"); wait/wake (set_current_state + schedule / try_to_wake_up,
+// under sched_min_granularity_ns), the run queue taken in turn (scheduler = "rr") or in CFS's
+// vruntime order (scheduler = "cfs"); wait/wake (set_current_state + schedule / try_to_wake_up,
 // with a reschedule IPI to another vCPU); an idle loop that halts; pv_wait / pv_kick halting and
 // kicking through the Platform. Per-CPU and global kernel objects are allocated per guest.
 //
@@ -190,11 +190,6 @@ class Guest {
   // The next task to run (rr: the oldest runnable; cfs: the least vruntime), off the queue;
   // it becomes the one whose running time counts from now.
   Task* dequeue(Vcpu& v);
-  // CFS's constants for a guest of >= 8 CPUs (v4.8-v5.4): 6 ms and 1 ms scaled by
-  // 1 + log2(8) [V]; the minimum granularity is the spec's sched_slice_ns. The latency sets
-  // the slice under either order; the wakeup granularity matters to "cfs" only.
-  static constexpr Time kCfsLatencyNs = 24'000'000;
-  static constexpr Time kCfsWakeupGranularityNs = 4'000'000;
   bool cfs() const { return spec_.scheduler == scenario::GuestSpec::Scheduler::cfs; }
   // The scheduler's clock for the vCPU (rq clock_task): wall time, less the vCPU's steal
   // time under steal_time_accounting. Slices and vruntime run on it.

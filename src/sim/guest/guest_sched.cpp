@@ -91,22 +91,22 @@ const Task* Guest::update_curr(Vcpu& v) {
 bool Guest::wakeup_preempts(Vcpu& v, const Task& t) {
   if (v.curr == nullptr || !cfs()) return true;
   update_curr(v);
-  return v.curr->vruntime - t.vruntime > kCfsWakeupGranularityNs;
+  return v.curr->vruntime - t.vruntime > spec_.sched_wakeup_granularity_ns;
 }
 
 bool Guest::slice_over(Vcpu& v) {
   if (v.rq_len == 0) return false;
   const Time ran = clock_task(v) - v.slice_start;
   // sched_slice(), in either order: the latency shared among the runnable tasks, but never
-  // less than the minimum granularity (sched_slice_ns), so two CPU-bound tasks take 12 ms
+  // less than the minimum granularity (sched_min_granularity_ns), so two CPU-bound tasks take 12 ms
   // turns and eight or more take 3 ms ones (__sched_period() stretching the period).
   const int nr = v.rq_len + 1;
-  const Time ideal = std::max<Time>(spec_.sched_slice_ns, kCfsLatencyNs / nr);
+  const Time ideal = std::max<Time>(spec_.sched_min_granularity_ns, spec_.sched_latency_ns / nr);
   if (ran >= ideal) return true;
   if (!cfs()) return false;
   // check_preempt_tick() also makes a task give way once it has run its minimum and is
   // more than a slice of vruntime ahead of the leftmost.
-  if (ran < spec_.sched_slice_ns) return false;
+  if (ran < spec_.sched_min_granularity_ns) return false;
   return v.curr->vruntime - update_curr(v)->vruntime > ideal;
 }
 
@@ -168,7 +168,7 @@ void Guest::wake(Task& waker, Task& target) {
   if (cfs()) {
     // place_entity() for a wake-up: sleeper credit of half the latency (GENTLE_FAIR_SLEEPERS),
     // never moving a task back in vruntime.
-    target.vruntime = std::max(target.vruntime, tv.min_vruntime - kCfsLatencyNs / 2);
+    target.vruntime = std::max(target.vruntime, tv.min_vruntime - spec_.sched_latency_ns / 2);
   }
   enqueue(tv, target);
   const bool preempts = wakeup_preempts(tv, target);

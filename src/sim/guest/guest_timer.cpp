@@ -24,7 +24,7 @@ void Guest::timer_expired(Vcpu& v, std::uint32_t task_id) {
   t.blocked = false;
   select_wake_cpu(nullptr, t);
   Vcpu& tv = *t.vcpu;
-  if (cfs()) t.vruntime = std::max(t.vruntime, tv.min_vruntime - kCfsLatencyNs / 2);
+  if (cfs()) t.vruntime = std::max(t.vruntime, tv.min_vruntime - spec_.sched_latency_ns / 2);
   enqueue(tv, t);
   if (tv.curr != nullptr && wakeup_preempts(tv, t)) set_need_resched(tv);
   // The timer interrupt (its injection and handler taken as an IPI handler's cost) runs on

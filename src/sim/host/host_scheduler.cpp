@@ -12,7 +12,7 @@ HostScheduler::HostScheduler(const scenario::HostSpec& spec, Topology topo, List
     : spec_(spec), topo_(std::move(topo)), listener_(listener) {
   rqs_.resize(static_cast<std::size_t>(topo_.pcpus));
   // avg_idle starts at twice the migration cost (init_sched: 2 * sysctl_sched_migration_cost).
-  for (RunQueue& q : rqs_) q.avg_idle = 2 * spec_.migration_cost_ns;
+  for (RunQueue& q : rqs_) q.avg_idle = 2 * spec_.sched_migration_cost_ns;
   if (topo_.socket_of.size() != static_cast<std::size_t>(topo_.pcpus))
     topo_.socket_of.assign(static_cast<std::size_t>(topo_.pcpus), 0);
   if (topo_.core_of.size() != static_cast<std::size_t>(topo_.pcpus)) {
@@ -57,7 +57,7 @@ ThreadId HostScheduler::add_thread(int home_pcpu, bool pinned) {
   RunQueue& q = rq(home_pcpu);
   q.queued.reserve(threads_.size());
   threads_.back().vruntime = q.min_vruntime;
-  threads_.back().deadline = q.min_vruntime + spec_.eevdf_base_slice_ns;
+  threads_.back().deadline = q.min_vruntime + spec_.sched_base_slice_ns;
   q.queued.push_back(id);
   return id;
 }
@@ -121,15 +121,15 @@ void HostScheduler::update_min_vruntime(RunQueue& q) {
 }
 
 std::int64_t HostScheduler::sched_slice(const RunQueue& q) const {
-  if (spec_.scheduler == scenario::HostSpec::Scheduler::eevdf) return spec_.eevdf_base_slice_ns;
+  if (spec_.scheduler == scenario::HostSpec::Scheduler::eevdf) return spec_.sched_base_slice_ns;
   // __sched_period(): the latency target, stretched once more than sched_nr_latency
   // (= latency / min_granularity) threads share the CPU; equal weights split it evenly.
   const std::int64_t nr = std::max<std::int64_t>(
       1, static_cast<std::int64_t>(q.queued.size()) + (q.curr != kIdle ? 1 : 0));
   const std::int64_t nr_latency = std::max<std::int64_t>(
-      1, spec_.sched_latency_ns / std::max<std::int64_t>(1, spec_.min_granularity_ns));
+      1, spec_.sched_latency_ns / std::max<std::int64_t>(1, spec_.sched_min_granularity_ns));
   const std::int64_t period =
-      nr > nr_latency ? nr * spec_.min_granularity_ns : spec_.sched_latency_ns;
+      nr > nr_latency ? nr * spec_.sched_min_granularity_ns : spec_.sched_latency_ns;
   return period / nr;
 }
 
@@ -146,7 +146,7 @@ void HostScheduler::place_on_wake(Thread& th, const RunQueue& q) {
     // Lag is forgotten over a sleep of this length (simplification of place_entity's lag
     // scaling): the woken thread starts at the average, with a fresh deadline.
     th.vruntime = avg_vruntime(q);
-    th.deadline = th.vruntime + spec_.eevdf_base_slice_ns;
+    th.deadline = th.vruntime + spec_.sched_base_slice_ns;
     return;
   }
   // place_entity(): a sleeper gets credit of up to half the latency target
@@ -174,7 +174,7 @@ void HostScheduler::dequeue(int pcpu, ThreadId t) {
 int HostScheduler::wakeup_preempt_entity(ThreadId curr, ThreadId se) const {
   const std::int64_t vdiff = threads_[idx(curr)].vruntime - threads_[idx(se)].vruntime;
   if (vdiff <= 0) return -1;
-  return vdiff > spec_.wakeup_granularity_ns ? 1 : 0;
+  return vdiff > spec_.sched_wakeup_granularity_ns ? 1 : 0;
 }
 
 ThreadId HostScheduler::pick_next(int pcpu) {
@@ -248,7 +248,8 @@ void HostScheduler::schedule(int pcpu, std::int64_t now) {
     // newidle_balance(): stamp the start of the idle period; pull only if this pCPU's idle
     // periods have lately been long enough to pay for a migration (avg_idle).
     if (prev != kIdle) q.idle_stamp = now;
-    if (q.avg_idle >= spec_.migration_cost_ns && pull_one(pcpu, now, true)) next = pick_next(pcpu);
+    if (q.avg_idle >= spec_.sched_migration_cost_ns && pull_one(pcpu, now, true))
+      next = pick_next(pcpu);
   }
   if (next != kIdle) {
     q.idle_stamp = -1;
@@ -290,7 +291,7 @@ bool HostScheduler::should_preempt_on_wake(const RunQueue& q, ThreadId woken) co
     // RUN_TO_PARITY: the running thread keeps the CPU for the slice it was picked with.
     const Thread& c = threads_[idx(q.curr)];
     const Thread& w = threads_[idx(woken)];
-    return c.sum_exec - c.prev_sum_exec >= spec_.eevdf_base_slice_ns &&
+    return c.sum_exec - c.prev_sum_exec >= spec_.sched_base_slice_ns &&
            w.vruntime <= avg_vruntime(q) && w.deadline < c.deadline;
   }
   // check_preempt_wakeup(): preempt only past the wakeup granularity.
@@ -343,7 +344,7 @@ HostScheduler::WakeOutcome HostScheduler::wake(ThreadId t, std::int64_t now) {
     // capped at twice the cost of a newidle balance (max_idle_balance_cost, here the
     // migration cost it starts from).
     tq.avg_idle += (now - tq.idle_stamp - tq.avg_idle) / 8;
-    tq.avg_idle = std::min(tq.avg_idle, 2 * spec_.migration_cost_ns);
+    tq.avg_idle = std::min(tq.avg_idle, 2 * spec_.sched_migration_cost_ns);
     tq.idle_stamp = -1;
   }
   enqueue(target, t);
@@ -403,7 +404,7 @@ void HostScheduler::tick(int pcpu, std::int64_t now) {
     // update_deadline(): a thread that used up its slice gets a new deadline and yields
     // the CPU to whoever is now the earliest eligible deadline.
     if (c.vruntime >= c.deadline) {
-      c.deadline = c.vruntime + spec_.eevdf_base_slice_ns;
+      c.deadline = c.vruntime + spec_.sched_base_slice_ns;
       resched = true;
     }
   } else {
@@ -415,7 +416,7 @@ void HostScheduler::tick(int pcpu, std::int64_t now) {
       // ... and clear_buddies(): a thread whose slice is up is nobody's buddy any more.
       if (q.next_buddy == q.curr) q.next_buddy = kIdle;
       if (q.skip_buddy == q.curr) q.skip_buddy = kIdle;
-    } else if (ran >= spec_.min_granularity_ns) {
+    } else if (ran >= spec_.sched_min_granularity_ns) {
       std::int64_t left = std::numeric_limits<std::int64_t>::max();
       for (ThreadId t : q.queued) left = std::min(left, threads_[idx(t)].vruntime);
       if (c.vruntime - left > ideal) resched = true;
@@ -435,7 +436,7 @@ void HostScheduler::yield(ThreadId t, std::int64_t now) {
     // clear_buddies() and give up the rest of the slice (the deadline moves a slice out).
     if (q.queued.empty()) return;
     if (q.next_buddy == t) q.next_buddy = kIdle;
-    th.deadline += spec_.eevdf_base_slice_ns;
+    th.deadline += spec_.sched_base_slice_ns;
   } else {
     // yield_task_fair(): nothing to yield to when we are alone (and then no skip buddy is
     // left behind for later picks); otherwise clear_buddies() and become the skip buddy.

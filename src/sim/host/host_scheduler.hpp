@@ -191,7 +191,7 @@ class HostScheduler {
                 int min_gap = 0);
   // task_hot(): ran within the migration cost.
   bool cache_hot(const Thread& th, std::int64_t now) const {
-    return now - th.exec_start < spec_.migration_cost_ns;
+    return now - th.exec_start < spec_.sched_migration_cost_ns;
   }
   // CFS: does `se` have a vruntime advantage over `curr` beyond the wakeup granularity?
   int wakeup_preempt_entity(ThreadId curr, ThreadId se) const;

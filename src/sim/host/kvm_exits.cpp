@@ -63,7 +63,7 @@ void KvmPlatform::adapt_halt_poll(VcpuState& s, std::int64_t block_ns) {
   // that polling would have caught with a longer window. (Its shrink after an invalid
   // wake-up is s390's: on x86 vcpu_valid_wakeup() is always true.)
   auto shrink = [&] {
-    s.poll_ns = kvm.halt_poll_shrink == 0 ? 0 : s.poll_ns / kvm.halt_poll_shrink;
+    s.poll_ns = kvm.halt_poll_ns_shrink == 0 ? 0 : s.poll_ns / kvm.halt_poll_ns_shrink;
   };
   if (kvm.halt_poll_ns > 0) {
     if (block_ns <= s.poll_ns) {
@@ -71,8 +71,8 @@ void KvmPlatform::adapt_halt_poll(VcpuState& s, std::int64_t block_ns) {
     } else if (s.poll_ns > 0 && block_ns > kvm.halt_poll_ns) {
       shrink();
     } else if (s.poll_ns < kvm.halt_poll_ns && block_ns < kvm.halt_poll_ns) {
-      std::int64_t grown = s.poll_ns * kvm.halt_poll_grow;
-      if (grown < kvm.halt_poll_grow_start_ns) grown = kvm.halt_poll_grow_start_ns;
+      std::int64_t grown = s.poll_ns * kvm.halt_poll_ns_grow;
+      if (grown < kvm.halt_poll_ns_grow_start) grown = kvm.halt_poll_ns_grow_start;
       s.poll_ns = std::min(grown, kvm.halt_poll_ns);
     }
   }

@@ -104,7 +104,7 @@ void KvmPlatform::handle_pause(Vcpu& v) {
   ++gc(v).exits_ple;
   if (trace::Tracer* tr = sim_->tracer()) tr->instant(v, "PLE exit", now);
   // grow_ple_window(): each exit doubles the window (up to the maximum).
-  s.ple_window = std::min(s.ple_window * hs.kvm.ple_window_grow, hs.kvm.ple_window_max_cycles);
+  s.ple_window = std::min(s.ple_window * hs.kvm.ple_window_grow, hs.kvm.ple_window_max);
   kvm_vcpu_on_spin(v);
   if (sched_->running(s.thread) && v.running) {
     // No yield: the exit itself costs the vCPU a round trip, then the spin goes on.

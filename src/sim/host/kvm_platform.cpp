@@ -85,7 +85,7 @@ void KvmPlatform::attach(Simulation& sim) {
       const int home = pinned ? next_pinned++ % topo.pcpus : next_float++ % topo.pcpus;
       VcpuState& s = st(v);
       s.thread = sched_->add_thread(home, pinned);
-      s.ple_window = hs.kvm.ple_window_cycles;
+      s.ple_window = hs.kvm.ple_window;
       v.pcpu = home;
       thread_vcpu_.resize(static_cast<std::size_t>(s.thread) + 1, nullptr);
       thread_vcpu_[static_cast<std::size_t>(s.thread)] = &v;
@@ -416,7 +416,7 @@ bool KvmPlatform::on_event(const Event& e) {
       s.ready = false;
       s.preempted = false;
       update_dy(v);
-      s.ple_window = hs.kvm.ple_window_cycles;
+      s.ple_window = hs.kvm.ple_window;
       s.spin_loop.scheduled_in(handler_scoped_spin_mark());
       v.steal.preempted.hw_store(0);
       entered_after_kick(v, now);

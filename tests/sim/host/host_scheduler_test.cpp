@@ -415,7 +415,7 @@ TEST(HostScheduler, PinnedThreadsNeverMigrate) {
 
 TEST(HostScheduler, WakePrefersAnIdlePcpuOfTheSameSocket) {
   scenario::HostSpec spec;
-  spec.migration_cost_ns = 0;  // at time 0 every thread is cache-hot: let pCPU 1 pull one
+  spec.sched_migration_cost_ns = 0;  // at time 0 every thread is cache-hot: let pCPU 1 pull one
   Recorder rec;
   HostScheduler s(spec, topo(4, 2), rec);  // pCPUs 0,1 socket 0; 2,3 socket 1
   const ThreadId a = s.add_thread(0, false);
@@ -440,11 +440,11 @@ struct BalanceFixture {
   HostScheduler s;
   ThreadId a, d, e;
   std::int64_t now = 0;
-  explicit BalanceFixture(std::int64_t migration_cost_ns)
+  explicit BalanceFixture(std::int64_t sched_migration_cost_ns)
       : spec([&] {
           scenario::HostSpec h;
-          h.migration_cost_ns = migration_cost_ns;
-          h.wakeup_granularity_ns = 1'000'000'000;  // a woken thread waits, never preempts
+          h.sched_migration_cost_ns = sched_migration_cost_ns;
+          h.sched_wakeup_granularity_ns = 1'000'000'000;  // a woken thread waits, never preempts
           return h;
         }()),
         s(spec, topo(2), rec) {

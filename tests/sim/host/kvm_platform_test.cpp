@@ -378,8 +378,7 @@ TEST(KvmPlatform, PleWindowIsCountedInTscCyclesAtTheHostsRate) {
   // The SDM measures the PAUSE-loop window with a counter at the TSC's rate: 8 192 cycles of
   // a 5 GHz TSC are the same 1.64 us as 4 096 cycles of a 2.5 GHz one (the seeds' host).
   const auto seeds_host = run_spinning({"host.kvm.cycles_per_ns=2.5"});
-  const auto same_time =
-      run_spinning({"host.kvm.cycles_per_ns=5", "host.kvm.ple_window_cycles=8192"});
+  const auto same_time = run_spinning({"host.kvm.cycles_per_ns=5", "host.kvm.ple_window=8192"});
   EXPECT_EQ(seeds_host.at("host").dump(), same_time.at("host").dump());
   EXPECT_EQ(seeds_host.at("counters").dump(), same_time.at("counters").dump());
   // A faster counter fills the same window sooner: more exits.

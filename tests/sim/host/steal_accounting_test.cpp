@@ -32,7 +32,7 @@ threads_per_core = 1
 scheduler = "cfs"
 housekeeping_interval_ns = 0
 sched_latency_ns = 6000000
-min_granularity_ns = 750000
+sched_min_granularity_ns = 750000
 [[vm]]
 name = "vm"
 vcpus = 1
