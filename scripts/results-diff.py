@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Compare two `pvlock reproduce --json` results of the same experiments: every effect with
+its published value and band, the simulated ratio before and after, both verdicts, and
+whether it moved: "yes" by more than twice the combined standard error or in its verdict,
+"within 2 se" when it changed by less, "no" when it is the same.
+
+  scripts/results-diff.py BEFORE.json AFTER.json [--label-before X] [--label-after Y]
+                          [--moved-only]
+
+Prints a Markdown table; exits 2 with a message naming the file on unreadable input, or
+when the two results hold different effects.
+Python 3 standard library only.
+"""
+
+import argparse
+import json
+import math
+import sys
+
+
+def die(msg):
+    print(msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            j = json.load(f)
+    except (OSError, ValueError) as e:
+        die(f"{path}: cannot read a reproduce --json result: {e}")
+    if not isinstance(j, dict) or "experiments" not in j:
+        die(f"{path}: not a reproduce --json result (no 'experiments' key)")
+    out = {}
+    for e in j["experiments"]:
+        for eff in e.get("effects", []):
+            out[(e["id"], eff["name"])] = eff
+    return out
+
+
+def fmt(x):
+    if x is None:
+        return "-"
+    a = abs(x)
+    return f"{x:.3f}" if a < 100 else f"{x:.0f}"
+
+
+def band(eff):
+    lo, hi = eff.get("low"), eff.get("high")
+    if hi is None or hi >= 1e8:
+        return f"> {fmt(lo)}"
+    if lo is None or lo <= 0:
+        return f"< {fmt(hi)}"
+    return f"[{fmt(lo)}, {fmt(hi)}]"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("before")
+    ap.add_argument("after")
+    ap.add_argument("--label-before", default="before")
+    ap.add_argument("--label-after", default="after")
+    ap.add_argument("--moved-only", action="store_true", help="leave out the effects that did not change")
+    a = ap.parse_args()
+    b, c = load(a.before), load(a.after)
+    if set(b) != set(c):
+        missing = sorted(set(b) ^ set(c))
+        print(f"{a.before} and {a.after} hold different effects: {missing}", file=sys.stderr)
+        return 2
+    print(f"| experiment | effect | published | band | {a.label_before} | {a.label_after} | "
+          f"agrees ({a.label_before} -> {a.label_after}) | moved |")
+    print("|---|---|---|---|---|---|---|---|")
+    n_moved = 0
+    for key in b:
+        x, y = b[key], c[key]
+        se = math.hypot(x.get("se") or 0.0, y.get("se") or 0.0)
+        d = y["simulated"] - x["simulated"]
+        verdict_changed = x["agrees"] != y["agrees"]
+        if verdict_changed or (abs(d) > 2 * se if se > 0 else abs(d) > 1e-12):
+            moved = "**yes**"
+            n_moved += 1
+        elif abs(d) > 1e-12:
+            moved = "within 2 se"
+        else:
+            moved = "no"
+        if a.moved_only and moved == "no":
+            continue
+        yes = lambda v: "yes" if v else "**no**"
+        print(f"| {key[0]} | {key[1]} | {fmt(x['published'])} | {band(x)} | {fmt(x['simulated'])} | "
+              f"{fmt(y['simulated'])} | {yes(x['agrees'])} -> {yes(y['agrees'])} | "
+              f"{moved} |")
+    agree_b = sum(v["agrees"] for v in b.values())
+    agree_c = sum(v["agrees"] for v in c.values())
+    print()
+    print(f"{agree_b} of {len(b)} effects agree {a.label_before}, {agree_c} of {len(c)} {a.label_after}; "
+          f"{n_moved} moved (by more than twice the combined standard error, or in verdict).")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
