@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "cli/files.hpp"
 #include "cli/interrupt.hpp"
 #include "harness/progress.hpp"
 #include "harness/run.hpp"
@@ -102,30 +101,6 @@ int report_interrupted(const harness::Interrupted& e, sim::trace::Tracer* tracer
   return kExitInterrupted;
 }
 
-// A file that is not a scenario at all gets said so, not "missing [workload]": an empty
-// file, or an experiment of `pvlock reproduce` (its [[cell]] tables name scenarios).
-void reject_non_scenario(const std::string& path) {
-  reject_directory(path, "a scenario file");
-  std::ifstream in(path);
-  if (!in) return;  // load_scenario_file reports it
-  std::string line;
-  bool content = false;
-  while (std::getline(in, line)) {
-    const auto first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos || line[first] == '#') continue;
-    content = true;
-    if (line.compare(first, 8, "[[cell]]") == 0 || line.compare(first, 10, "[[effect]]") == 0)
-      throw UsageError(path +
-                       ": an experiment file of `pvlock reproduce` ([[cell]] tables), not a "
-                       "scenario; run it with `pvlock reproduce --experiments DIR --only ID`, or "
-                       "run one of the scenario files its cells name");
-  }
-  if (!content)
-    throw UsageError(path +
-                     ": the file is empty; a scenario needs at least a [workload] table (see "
-                     "examples/)");
-}
-
 void register_run(CLI::App& app, Action& action) {
   auto args = std::make_shared<RunArgs>();
   auto* cmd = app.add_subcommand("run", "Simulate one scenario file");
@@ -145,7 +120,6 @@ void register_run(CLI::App& app, Action& action) {
   cmd->callback([args, &action] {
     action = [args] {
       scenario::Scenario sc;
-      reject_non_scenario(args->path);
       try {
         sc = scenario::load_scenario_file(args->path, args->sets);
       } catch (const scenario::ScenarioError& e) {

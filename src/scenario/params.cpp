@@ -35,7 +35,14 @@ const Param* find(const WorkloadSpec& w, std::string_view key) {
 }  // namespace
 
 std::string describe(const SourceRef& w) {
-  if (!w.override_text.empty()) return "--set " + w.override_text;
+  if (!w.override_text.empty()) {
+    // A key inside the value the override wrote ({dist = ...}: its mean) is named too.
+    const std::string set_path = w.override_text.substr(0, w.override_text.find('='));
+    const bool inside = w.key_path.size() > set_path.size() + 1 &&
+                        w.key_path.compare(0, set_path.size(), set_path) == 0 &&
+                        w.key_path[set_path.size()] == '.';
+    return "--set " + w.override_text + (inside ? ": " + w.key_path : "");
+  }
   std::string s = fmt::format("{}:{}:{}", w.file.empty() ? "<scenario>" : w.file, w.line, w.column);
   if (!w.key_path.empty()) s += ": " + w.key_path;
   return s;
@@ -131,7 +138,8 @@ void reject_unknown_params(const WorkloadSpec& w, std::span<const std::string_vi
   }
   if (first == nullptr) return;
   std::string list = "type";
-  for (std::string_view k : known) list += ", " + std::string(k);
+  for (std::string_view k : known)
+    if (k != "type") list += ", " + std::string(k);  // some lists name it, it comes first
   fail_at(first->where,
           "unknown key '" + first_key + "' in [workload] of type " + w.type + "; known: " + list);
 }

@@ -98,6 +98,32 @@ void read_bare_metal(Section& top, Scenario& sc) {
   sc.vms.push_back(std::move(v));
 }
 
+// A file that is not a scenario at all gets said so, not "missing [workload]": an empty
+// file, or an experiment of `pvlock reproduce` (its [[cell]] tables name scenarios).
+void reject_non_scenario(std::string_view text, const std::string& path) {
+  bool content = false;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos || line[first] == '#') continue;
+    content = true;
+    const std::string_view rest = line.substr(first);
+    if (rest.starts_with("[[cell]]") || rest.starts_with("[[effect]]"))
+      throw ScenarioError(path +
+                          ": an experiment file of `pvlock reproduce` ([[cell]] tables), not a "
+                          "scenario; run it with `pvlock reproduce --experiments DIR --only ID`, "
+                          "or run one of the scenario files its cells name");
+  }
+  if (!content)
+    throw ScenarioError(path +
+                        ": the file is empty; a scenario needs at least a [workload] table (see "
+                        "examples/)");
+}
+
 }  // namespace
 
 Scenario parse_scenario(std::string_view toml_text, const std::string& source_name,
@@ -160,6 +186,8 @@ Scenario parse_scenario(std::string_view toml_text, const std::string& source_na
 
 Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& overrides) {
   std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw ScenarioError(path + ": a directory, not a scenario file");
   if (!std::filesystem::is_regular_file(path, ec))
     throw ScenarioError(
         path + ": cannot read scenario: " +
@@ -170,6 +198,7 @@ Scenario load_scenario_file(const std::string& path, const std::vector<std::stri
   std::ostringstream text;
   text << in.rdbuf();
   if (!in && !in.eof()) throw ScenarioError(path + ": cannot read scenario: read error");
+  reject_non_scenario(text.view(), path);
   return parse_scenario(text.str(), path, overrides);
 }
 

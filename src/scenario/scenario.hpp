@@ -72,8 +72,9 @@ struct Param {
 struct ProgramSpec;  // scenario/program.hpp
 
 struct WorkloadSpec {
-  std::string type;  // "lockloop", "torture", "ebizzy", "lock2", "messaging", "fio", "program"
-  SourceRef where;   // of the [workload] table itself
+  std::string type;      // "lockloop", "torture", "ebizzy", "lock2", "messaging", "fio", "program"
+  SourceRef where;       // of the [workload] table itself
+  SourceRef type_where;  // of its type key: an unknown type is blamed there
   std::map<std::string, Param> params;  // every other key of the table
   // type = "program": the task programs, validated (params is then empty).
   std::shared_ptr<const ProgramSpec> program;

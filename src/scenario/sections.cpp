@@ -240,6 +240,7 @@ void read_workload(Section& s, WorkloadSpec& w) {
   s.require("type");
   s.read("type", w.type);
   w.where = s.where_table();
+  w.type_where = s.where("type");
   if (w.type == "program") {
     read_program(s, w);
     return;

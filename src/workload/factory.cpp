@@ -62,7 +62,7 @@ std::unique_ptr<Workload> make_workload(const scenario::WorkloadSpec& spec, sim:
                                        {"hold_ns", ns(estimates::fio::hold_ns)},
                                        {"bytes_per_op", std::int64_t{4096}}}),
                          guest);
-  scenario::fail_at(spec.where,
+  scenario::fail_at(spec.type_where.file.empty() ? spec.where : spec.type_where,
                     "unknown workload type '" + spec.type +
                         "'; types: lockloop, torture, ebizzy, lock2, messaging, fio, program");
 }

@@ -225,7 +225,7 @@ TEST(ScenarioFile, DirectoryIsAnError) {
     (void)load_scenario_file("/tmp");
     FAIL() << "no error";
   } catch (const ScenarioError& e) {
-    EXPECT_STREQ(e.what(), "/tmp: cannot read scenario: not a regular file");
+    EXPECT_STREQ(e.what(), "/tmp: a directory, not a scenario file");
   }
 }
 

@@ -132,8 +132,8 @@ const OverrideCase kCases[] = {
     {"dist_inside_override",
      kVirt,
      {"vm[0].workload.hold={dist=\"exp\"}"},
-     "--set vm[0].workload.hold={dist=\"exp\"}: required key 'mean' is missing in a distribution "
-     "table"},
+     "--set vm[0].workload.hold={dist=\"exp\"}: vm[0].workload.hold.mean: required key 'mean' "
+     "is missing in a distribution table"},
 };
 
 class BadOverride : public ::testing::TestWithParam<OverrideCase> {};
