@@ -2,9 +2,7 @@
 // `pvlock summarize`: per sweep point and VM, mean, stddev and 95% interval across seeds.
 #include <fmt/core.h>
 
-#include <fstream>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -34,14 +32,6 @@ void register_summarize(CLI::App& app, Action& action) {
       try {
         lines = sweep::read_results(args->input, false, false);
       } catch (const sweep::SweepError& e) {
-        // One JSON document (what `pvlock run --json` prints) is not a results file.
-        std::ifstream in(args->input);
-        const auto doc = nlohmann::ordered_json::parse(in, nullptr, false);
-        if (!doc.is_discarded() && doc.is_object())
-          throw UsageError(fmt::format(
-              "{}: one JSON object{}, not a sweep results file (JSON lines, one "
-              "{{\"point\", \"seed\", \"result\"}} per line, as `pvlock sweep --out` writes)",
-              args->input, doc.contains("vms") ? " (a `pvlock run --json` result)" : ""));
         throw UsageError(e.what());
       }
       if (lines.empty())

@@ -70,6 +70,21 @@ void check_same_grid(const sweep::SweepOptions& o, const std::string& scenario_n
                o.out, outside, lines.size());
 }
 
+// A key both fixed and varied: one of the two would be dropped without a word.
+void reject_varied_set(const sweep::SweepOptions& o) {
+  for (const std::string& kv : o.sets) {
+    std::string key = kv.substr(0, kv.find('='));
+    key.erase(key.find_last_not_of(" \t") + 1);
+    key.erase(0, key.find_first_not_of(" \t"));
+    for (const sweep::Vary& v : o.varies)
+      if (v.key == key)
+        throw UsageError(
+            fmt::format("--set {}: the key is also varied by --vary {}; give it "
+                        "either a fixed value or a list",
+                        kv, v.key));
+  }
+}
+
 struct SweepArgs {
   std::string scenario;
   std::vector<std::string> varies;
@@ -106,17 +121,21 @@ void register_sweep(CLI::App& app, Action& action) {
       o.progress = args->quiet ? nullptr : stderr;
       try {
         for (const std::string& v : args->varies) o.varies.push_back(sweep::parse_vary(v));
+        reject_varied_set(o);
+        if (!args->shard.empty())
+          std::tie(o.shard_index, o.shard_count) = sweep::parse_shard(args->shard);
         if (std::filesystem::exists(o.out)) {
+          // A scenario that does not load is reported by run_sweep (with the point that
+          // fails) before anything is written; the grid check needs the scenario's name.
+          bool loads = true;
           std::string name;
           try {
             name = scenario::load_scenario_file(o.scenario, o.sets).name;
           } catch (const scenario::ScenarioError&) {
-            // reported by run_sweep with the point that fails
+            loads = false;
           }
-          check_same_grid(o, name);
+          if (loads) check_same_grid(o, name);
         }
-        if (!args->shard.empty())
-          std::tie(o.shard_index, o.shard_count) = sweep::parse_shard(args->shard);
         const sweep::SweepStats st = sweep::run_sweep(
             o, [](const scenario::Scenario& sc) { return harness::run_to_json(sc); });
         if (!args->quiet)

@@ -46,6 +46,19 @@ ResultLine parse_line(const std::string& text, const std::string& where) {
   return ResultLine{j["point"], j["seed"].get<std::uint64_t>(), j["result"]};
 }
 
+// One JSON document (what `pvlock run --json` prints) is not a results file: said so, not
+// "line 1: not JSON" (and never repaired as if its last line were cut short).
+void reject_json_document(const std::string& text, const std::string& path) {
+  const auto doc = nlohmann::ordered_json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return;
+  const char* kind = doc.contains("vms")           ? " (a `pvlock run --json` result)"
+                     : doc.contains("experiments") ? " (a `pvlock reproduce --json` result)"
+                                                   : "";
+  throw SweepError(path + ": one JSON object" + kind +
+                   ", not a sweep results file (JSON lines, one {\"point\", \"seed\", "
+                   "\"result\"} per line, as `pvlock sweep --out` writes)");
+}
+
 }  // namespace
 
 std::vector<ResultLine> read_results(const std::string& path, bool missing_ok, bool repair) {
@@ -66,6 +79,7 @@ std::vector<ResultLine> read_results(const std::string& path, bool missing_ok, b
     const auto nl = text.find('\n', pos);
     const std::string where = path + ":" + std::to_string(line);
     if (nl == std::string::npos) {  // a last line cut short
+      if (out.empty()) reject_json_document(text, path);
       if (!repair)
         throw SweepError(where +
                          ": incomplete last line (an interrupted run?); resume the "
@@ -76,7 +90,14 @@ std::vector<ResultLine> read_results(const std::string& path, bool missing_ok, b
       break;
     }
     const std::string s = text.substr(pos, nl - pos);
-    if (!s.empty()) out.push_back(parse_line(s, where));
+    if (!s.empty()) {
+      try {
+        out.push_back(parse_line(s, where));
+      } catch (const SweepError&) {
+        if (out.empty()) reject_json_document(text, path);
+        throw;
+      }
+    }
     pos = nl + 1;
     good_bytes = pos;
   }
