@@ -54,7 +54,9 @@ std::vector<std::string> parse_locks(const std::string& arg) {
     if (name.empty()) throw UsageError("--locks: empty lock name in '" + arg + "'");
     if (!native::is_bench_lock(name))
       throw UsageError("unknown lock '" + name + "'; valid locks: " + native::bench_lock_names());
-    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    if (std::find(out.begin(), out.end(), name) != out.end())
+      throw UsageError("--locks: '" + name + "' is listed twice in '" + arg + "'");
+    out.push_back(name);
   }
   return out;
 }
@@ -72,6 +74,26 @@ std::vector<int> parse_threads(const std::string& arg) {
     out.push_back(n);
   }
   return out;
+}
+
+// A knob none of the benchmarked locks reads would change nothing while the rows seem to
+// say it was measured.
+void reject_unused_knob(const std::vector<std::string>& locks, const std::string& kv) {
+  const std::string knob = kv.substr(0, kv.find('='));
+  std::vector<std::string> names = locks;
+  if (names.empty())
+    for (const native::BenchLock& l : native::bench_locks()) names.push_back(l.name);
+  std::string list;
+  for (const std::string& name : names) {
+    list += (list.empty() ? "" : ", ") + name;
+    for (const LockInfo& i : lock_infos<NativeEnv>())
+      if (i.name == name && std::find(i.knobs.begin(), i.knobs.end(), knob) != i.knobs.end())
+        return;
+  }
+  throw UsageError(
+      fmt::format("--set {}: none of the locks benchmarked ({}) uses knob '{}'; "
+                  "`pvlock locks` lists each lock's knobs",
+                  kv, list, knob));
 }
 
 native::BenchOptions to_options(const BenchArgs& a) {
@@ -94,8 +116,10 @@ native::BenchOptions to_options(const BenchArgs& a) {
   o.cs_lines = static_cast<int>(a.cs_lines);
   o.cs_ns = a.cs_ns;
   o.outside_ns = a.outside_ns;
-  for (const std::string& kv : a.sets)
+  for (const std::string& kv : a.sets) {
     if (auto err = apply_knob_assignment(o.policies, kv)) throw UsageError("--set: " + *err);
+    reject_unused_knob(o.locks, kv);
+  }
   // A kernel:* wait_lock runs the kernel's code on threads.
   if (auto err = resolve_raw_spinlock<NativeEnv>(o.policies))
     throw UsageError("--set wait_lock: " + *err);

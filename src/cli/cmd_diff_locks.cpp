@@ -42,6 +42,16 @@ void register_diff_locks(CLI::App& app, Action& action) {
   cmd->callback([args, &action] {
     action = [args] {
       check_seeds(args->seeds);
+      // Both runs put every VM on their lock: an override of a VM's lock would be undone
+      // silently (or, applied, compare a lock with itself).
+      for (const std::string& kv : args->sets) {
+        std::string key = kv.substr(0, kv.find('='));
+        key.erase(key.find_last_not_of(" \t") + 1);
+        if (key == "guest.lock" || key.ends_with("].guest.lock"))
+          throw UsageError("--set " + kv +
+                           ": diff-locks sets every VM's lock to LOCK_A and to LOCK_B; give "
+                           "the locks as its two arguments");
+      }
       harness::LockDiff d;
       try {
         d = harness::diff_locks(args->lock_a, args->lock_b, args->path, args->sets, args->seeds);

@@ -12,6 +12,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/data_dir.hpp"
+#include "cli/files.hpp"
 #include "cli/limits.hpp"
 #include "harness/point_progress.hpp"
 #include "harness/run.hpp"
@@ -36,6 +37,7 @@ struct ReproduceArgs {
   std::string experiments_dir;
   std::string plot_dir;
   std::vector<std::string> sets;
+  CLI::Option* only_opt = nullptr;
 };
 
 std::string default_experiments_dir() { return data_dir("experiments").string(); }
@@ -45,7 +47,7 @@ void register_reproduce(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand(
       "reproduce", "Re-run every experiment of the seeds; published vs simulated figures");
   cmd->add_flag("--quick", args->quick, "Scaled-down cells (each experiment's [quick] overrides)");
-  cmd->add_option("--only", args->only, "Run one experiment (e.g. seed001)");
+  args->only_opt = cmd->add_option("--only", args->only, "Run one experiment (e.g. seed001)");
   cmd->add_option("--jobs", args->jobs, "Cells simulated in parallel, 1..256 (default: cores)");
   cmd->add_option("--seeds", args->seeds,
                   "Average every cell over run.seed 1..N, N in 1..1000 (default: each "
@@ -69,7 +71,12 @@ void register_reproduce(CLI::App& app, Action& action) {
       if (a.jobs != -1) check_jobs(a.jobs);
       if (a.seeds != -1) check_seeds(a.seeds);
       if (a.first_seed != -1 && (a.first_seed < 1 || a.first_seed > 1'000'000))
-        throw UsageError("--first-seed: must be between 1 and 1000000");
+        throw UsageError(
+            fmt::format("--first-seed: must be between 1 and 1000000, got {}", a.first_seed));
+      // An empty --only would read as "every experiment" and run them all.
+      if (args->only_opt->count() > 0 && a.only.empty())
+        throw UsageError("--only: an empty name; give an experiment's id");
+      if (!a.plot_dir.empty()) make_plot_dir(a.plot_dir);
       if (a.jobs == -1)
         a.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
       if (a.experiments_dir.empty()) a.experiments_dir = default_experiments_dir();
@@ -79,6 +86,9 @@ void register_reproduce(CLI::App& app, Action& action) {
       } catch (const reproduce::ExperimentError& e) {
         throw UsageError(e.what());
       }
+      if (exps.empty())
+        throw UsageError(a.experiments_dir +
+                         ": no experiments (no folder with an experiment.toml in it)");
       if (!a.only.empty()) {
         bool found = false;
         std::string ids;
@@ -150,7 +160,6 @@ void register_reproduce(CLI::App& app, Action& action) {
                    reproduce::summary_line(results, a.check));
       if (!a.plot_dir.empty()) {
         const std::string tmp = a.plot_dir + "/reproduce.json";
-        std::filesystem::create_directories(a.plot_dir);
         std::FILE* f = std::fopen(tmp.c_str(), "w");
         if (f == nullptr) throw UsageError("--plot: cannot write " + tmp);
         fmt::print(f, "{}\n", j.dump(2));

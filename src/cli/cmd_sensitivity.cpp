@@ -11,6 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/data_dir.hpp"
+#include "cli/files.hpp"
 #include "cli/limits.hpp"
 #include "harness/run.hpp"
 #include "sensitivity/screening.hpp"
@@ -23,6 +24,8 @@ struct SensitivityArgs {
   std::string method = "morris";
   int jobs = 1;
   CLI::Option* seeds_opt = nullptr;
+  CLI::Option* trajectories_opt = nullptr;
+  CLI::Option* samples_opt = nullptr;
   std::string shard;
   std::string out;
   bool json = false;
@@ -31,7 +34,6 @@ struct SensitivityArgs {
 };
 
 void plot(const nlohmann::ordered_json& j, const std::string& dir) {
-  std::filesystem::create_directories(dir);
   const std::string tmp = dir + "/" + j.at("experiment").get<std::string>() + ".json";
   std::FILE* f = std::fopen(tmp.c_str(), "w");
   if (f == nullptr) throw UsageError("--plot: cannot write " + tmp);
@@ -48,6 +50,12 @@ int run(const SensitivityArgs& a) {
     o.method = sensitivity::Method::lhs;
   else
     throw UsageError("--method " + a.method + ": expected morris or lhs");
+  // Each method has its own size; the other's would be ignored without a word.
+  if (o.method == sensitivity::Method::morris && a.samples_opt->count() > 0)
+    throw UsageError("--samples: only --method lhs takes it; morris is sized by --trajectories");
+  if (o.method == sensitivity::Method::lhs && a.trajectories_opt->count() > 0)
+    throw UsageError("--trajectories: only --method morris takes it; lhs is sized by --samples");
+  if (!a.plot_dir.empty()) make_plot_dir(a.plot_dir);
   if (a.seeds_opt != nullptr && a.seeds_opt->count() > 0) check_seeds(a.o.seeds);
   check_jobs(a.jobs);
   sweep::PointsOptions po;
@@ -103,8 +111,9 @@ void register_sensitivity(CLI::App& app, Action& action) {
   cmd->add_option("--params", args->o.params,
                   "estimates (default: every estimate the cells use) or K1,K2,... (pvlock costs)");
   cmd->add_option("--method", args->method, "morris (default) or lhs");
-  cmd->add_option("--trajectories", args->o.trajectories, "Morris trajectories (default 4)");
-  cmd->add_option("--samples", args->o.samples, "LHS rows (default 16)");
+  args->trajectories_opt =
+      cmd->add_option("--trajectories", args->o.trajectories, "Morris trajectories (default 4)");
+  args->samples_opt = cmd->add_option("--samples", args->o.samples, "LHS rows (default 16)");
   args->seeds_opt = cmd->add_option("--seeds", args->o.seeds,
                                     "Seeds per point, 1..1000 (default: the experiment's)");
   cmd->add_flag("--quick", args->o.quick, "The experiment's [quick] overrides and seed count");

@@ -27,7 +27,8 @@ namespace {
 struct TortureArgs {
   std::string lock;
   std::string world = "native";
-  int threads = -1;
+  int threads = -1;  // -1: the world's default (--threads absent)
+  CLI::Option* threads_opt = nullptr;
   int readers = 0;
   double duration = 5.0;
   long long hold_ns = 0;
@@ -96,6 +97,29 @@ void check_hold(const TortureArgs& a) {
                                      : std::string("1 s")));
 }
 
+// The simulated torture writes these keys of its scenario from flags; an override of one
+// would silently contradict the flag (and the checks made on it, e.g. check_hold).
+void reject_flag_override(const std::string& kv, const std::string& key) {
+  static constexpr std::pair<std::string_view, std::string_view> kFromFlags[] = {
+      {"run.duration_ms", "--duration"},
+      {"run.seed", "--seed"},
+      {"guest.lock", "--lock"},
+      {"workload.hold_ns", "--hold-ns"},
+      {"workload.readers", "--readers"},
+      {"machine.sockets", "--threads"},
+      {"machine.cores_per_socket", "--threads"},
+      {"machine.threads_per_core", "--threads"},
+  };
+  if (key == "workload.type")
+    throw UsageError("--set " + kv + ": the simulated torture's workload is of type torture");
+  for (const auto& [k, flag] : kFromFlags)
+    if (key == k)
+      throw UsageError(fmt::format("--set {}: torture --world sim sets {} from {}; use {}", kv, key,
+                                   flag, flag));
+  if (key.starts_with("guest.") && find_knob(key.substr(6)) != nullptr)
+    throw UsageError(fmt::format("--set {}: a lock knob is set as --set {}", kv, kv.substr(6)));
+}
+
 void print_text(const native::TortureResult& r, const std::string& world, double requested_s) {
   fmt::print("{}-torture ({} writers, {} readers, {} s, {}):\n", r.lock, r.threads, r.readers,
              r.interrupted ? fmt::format("{:.3f} of {}", r.duration_s, requested_s)
@@ -131,9 +155,10 @@ void register_torture(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("torture", "locktorture-style stress test of one lock");
   cmd->add_option("--lock", args->lock, "Lock name (see `pvlock locks`)")->required();
   cmd->add_option("--world", args->world, "native (real threads) or sim (simulated machine)");
-  cmd->add_option("--threads", args->threads,
-                  "Writer threads, 1..512; with --world sim writers + readers <= 256 (the "
-                  "simulated machine's CPUs) (default: 2 x hardware threads)");
+  args->threads_opt =
+      cmd->add_option("--threads", args->threads,
+                      "Writer threads, 1..512; with --world sim writers + readers <= 256 (the "
+                      "simulated machine's CPUs) (default: 2 x hardware threads)");
   cmd->add_option("--readers", args->readers, "Reader threads, 0..512 (rw locks only: rwsem)");
   cmd->add_option("--duration", args->duration, "Seconds to run");
   cmd->add_option("--hold-ns", args->hold_ns, "Busy-wait inside each critical section (ns)");
@@ -154,7 +179,8 @@ void register_torture(CLI::App& app, Action& action) {
         throw UsageError("unknown lock '" + a.lock + "'; valid locks: " + lock_names());
       if (a.world != "native" && a.world != "sim")
         throw UsageError("--world: '" + a.world + "' is not available; valid: native, sim");
-      if (a.threads == 0 || a.threads < -1 || a.threads > 512)
+      // An explicit --threads -1 is bad input, not a request for the default.
+      if (a.threads_opt->count() > 0 && (a.threads < 1 || a.threads > 512))
         throw UsageError("--threads: must be between 1 and 512, got " + std::to_string(a.threads));
       if (a.readers < 0 || a.readers > 512)
         throw UsageError("--readers: must be between 0 and 512, got " + std::to_string(a.readers));
@@ -178,9 +204,10 @@ void register_torture(CLI::App& app, Action& action) {
                          "' is the control that must fail, and one writer cannot race; use "
                          "--threads 2 or more");
       if (!(a.duration > 0) || a.duration > 86400)
-        throw UsageError("--duration: must be > 0 and <= 86400 seconds, got " +
-                         std::to_string(a.duration));
-      if (a.hold_ns < 0) throw UsageError("--hold-ns: must be >= 0");
+        throw UsageError(
+            fmt::format("--duration: must be > 0 and <= 86400 seconds, got {}", a.duration));
+      if (a.hold_ns < 0)
+        throw UsageError(fmt::format("--hold-ns: must be >= 0, got {}", a.hold_ns));
       if (a.seed < 0) throw UsageError(fmt::format("--seed: must be >= 0, got {}", a.seed));
       check_hold(a);
       native::TortureOptions o;
@@ -195,10 +222,13 @@ void register_torture(CLI::App& app, Action& action) {
       std::vector<std::string> overrides;
       for (const std::string& kv : a.sets) {
         const std::string key = kv.substr(0, kv.find('='));
+        if (kv.find('=') == std::string::npos || key.empty())
+          throw UsageError(fmt::format("--set {}: expected name=value", kv));
         if (key.find_first_of(".[") != std::string::npos) {
           if (a.world != "sim")
             throw UsageError("--set " + kv +
                              ": a scenario override (key.path=value) needs --world sim");
+          reject_flag_override(kv, key);
           overrides.push_back(kv);
         } else if (auto err = apply_knob_assignment(o.policies, kv)) {
           throw UsageError("--set: " + *err);

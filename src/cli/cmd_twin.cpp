@@ -19,6 +19,7 @@
 #include "calibrate/calibration.hpp"
 #include "cli/commands.hpp"
 #include "cli/data_dir.hpp"
+#include "cli/files.hpp"
 #include "cli/limits.hpp"
 #include "twin/twin.hpp"
 
@@ -84,6 +85,9 @@ std::vector<int> parse_threads(const std::string& arg) {
 }
 
 calibrate::Calibration load_calibration(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw UsageError("--calibration: '" + path + "': a directory, not a calibration file");
   std::ifstream in(path);
   if (!in) throw UsageError("--calibration: cannot read '" + path + "'");
   nlohmann::json j;
@@ -136,10 +140,7 @@ int run(const TwinArgs& a) {
     if (!out_file) throw UsageError("--out: cannot write '" + *a.out + "'");
   }
   if (a.plot_dir) {
-    std::error_code ec;
-    std::filesystem::create_directories(*a.plot_dir, ec);
-    if (ec || !std::filesystem::is_directory(*a.plot_dir))
-      throw UsageError("--plot: cannot create directory '" + *a.plot_dir + "'");
+    make_plot_dir(*a.plot_dir);
   }
 
   const auto progress = [](const std::string& prefix) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -88,6 +89,29 @@ json value_json(const model::Constant& c, double v) {
 
 }  // namespace
 
+namespace {
+
+// A scenario given where the experiment goes would fail on its first scenario key ("host:
+// unknown key"); say what the file is instead.
+void reject_scenario_file(const std::string& path) {
+  std::ifstream in(path);
+  bool cells = false, scenario = false;
+  for (std::string line; std::getline(in, line);) {
+    const auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos) continue;
+    const std::string_view l = std::string_view(line).substr(first);
+    cells = cells || l.starts_with("[[cell]]");
+    scenario = scenario || l.starts_with("[[vm]]") || l.starts_with("[workload]") ||
+               l.starts_with("[host]");
+  }
+  if (scenario && !cells)
+    throw SensitivityError(path +
+                           ": a scenario file, not an experiment (an experiment.toml, whose "
+                           "[[cell]] tables name scenarios); `pvlock run` runs a scenario");
+}
+
+}  // namespace
+
 Plan make_plan(const Options& o) {
   if (o.trajectories < 1 || o.trajectories > 1000)
     throw SensitivityError(
@@ -103,6 +127,7 @@ Plan make_plan(const Options& o) {
   if (std::filesystem::is_directory(path)) path += "/experiment.toml";
   if (!std::filesystem::exists(path))
     throw SensitivityError(o.experiment + ": no experiment.toml there");
+  reject_scenario_file(path);
   try {
     p.experiment = reproduce::load_experiment(path);
   } catch (const reproduce::ExperimentError& e) {
