@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/unused_knobs.hpp"
 #include "harness/progress.hpp"
 #include "harness/run.hpp"
 #include "output/lockstat_text.hpp"
@@ -125,6 +126,7 @@ void register_run(CLI::App& app, Action& action) {
       } catch (const scenario::ScenarioError& e) {
         throw UsageError(e.what());
       }
+      warn_unused_knobs(sc, args->sets);
       // Whole nanoseconds, at least 1 us (finer would drown in rows), at most the run.
       std::int64_t series_ns = 0;
       if (args->series->count() > 0) {

@@ -99,7 +99,9 @@ void check_hold(const TortureArgs& a) {
 
 // The simulated torture writes these keys of its scenario from flags; an override of one
 // would silently contradict the flag (and the checks made on it, e.g. check_hold).
-void reject_flag_override(const std::string& kv, const std::string& key) {
+void reject_flag_override(const std::string& kv, std::string key) {
+  key.erase(key.find_last_not_of(" \t") + 1);
+  key.erase(0, key.find_first_not_of(" \t"));
   static constexpr std::pair<std::string_view, std::string_view> kFromFlags[] = {
       {"run.duration_ms", "--duration"},
       {"run.seed", "--seed"},
