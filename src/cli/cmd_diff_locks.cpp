@@ -11,6 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/limits.hpp"
+#include "cli/unused_knobs.hpp"
 #include "harness/lock_diff.hpp"
 #include "scenario/parse.hpp"
 
@@ -52,6 +53,7 @@ void register_diff_locks(CLI::App& app, Action& action) {
                            ": diff-locks sets every VM's lock to LOCK_A and to LOCK_B; give "
                            "the locks as its two arguments");
       }
+      warn_knobs_unused_by_both(args->lock_a, args->lock_b, args->sets);
       harness::LockDiff d;
       try {
         d = harness::diff_locks(args->lock_a, args->lock_b, args->path, args->sets, args->seeds);
