@@ -171,7 +171,7 @@ const BrokenCase kCases[] = {
      "preempted_on_every_put, apicv"},
     {"kvm_ple_max_below_window",
      "[host.kvm]\nple_window_max = 10\n[[vm]]\nvcpus=1\n[vm.workload]\ntype=\"x\"\n",
-     "t.toml:2:25: host.kvm.ple_window_max: ple_window_max (10) must be >= "
+     "t.toml:2:18: host.kvm.ple_window_max: ple_window_max (10) must be >= "
      "ple_window (4096)"},
     {"host_tick_too_small", "[host]\ntick_ns = 10\n[[vm]]\nvcpus=1\n[vm.workload]\ntype=\"x\"\n",
      "t.toml:2:11: host.tick_ns: must be between 1000 and 10000000000, got 10"},
