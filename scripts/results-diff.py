@@ -6,14 +6,17 @@ whether it moved: "yes" by more than twice the combined standard error or in its
 "within 2 se" when it changed by less, "no" when it is the same.
 
   scripts/results-diff.py BEFORE.json AFTER.json [--label-before X] [--label-after Y]
-                          [--moved-only]
+                          [--moved-only] [--doc FILE --marker NAME [--check]]
 
-Prints a Markdown table; exits 2 with a message naming the file on unreadable input, or
-when the two results hold different effects.
+Prints a Markdown table; with --doc, writes it into FILE between the lines
+"<!-- BEGIN NAME ... -->" and "<!-- END NAME -->" instead, and with --check exits 1 (with a
+diff) if what is there is stale. Exits 2 with a message naming the file on unreadable
+input. An effect only one side holds is listed as such.
 Python 3 standard library only.
 """
 
 import argparse
+import difflib
 import json
 import math
 import sys
@@ -62,17 +65,29 @@ def main():
     ap.add_argument("--label-before", default="before")
     ap.add_argument("--label-after", default="after")
     ap.add_argument("--moved-only", action="store_true", help="leave out the effects that did not change")
+    ap.add_argument("--doc")
+    ap.add_argument("--marker")
+    ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
+    if (a.doc is None) != (a.marker is None) or (a.check and a.doc is None):
+        die("--doc and --marker go together, and --check needs them")
+    rows = []
+    print = lambda line="", **kw: rows.append(line)
     b, c = load(a.before), load(a.after)
-    if set(b) != set(c):
-        missing = sorted(set(b) ^ set(c))
-        print(f"{a.before} and {a.after} hold different effects: {missing}", file=sys.stderr)
-        return 2
     print(f"| experiment | effect | published | band | {a.label_before} | {a.label_after} | "
           f"agrees ({a.label_before} -> {a.label_after}) | moved |")
     print("|---|---|---|---|---|---|---|---|")
     n_moved = 0
-    for key in b:
+    # Effects only one side has (a cell added or dropped since) are listed as such.
+    keys = list(b) + [k for k in c if k not in b]
+    for key in keys:
+        if key not in b or key not in c:
+            x = b.get(key) or c[key]
+            side = a.label_after if key in c else a.label_before
+            print(f"| {key[0]} | {key[1]} | {fmt(x['published'])} | {band(x)} | "
+                  f"{fmt(x['simulated']) if key in b else '-'} | {fmt(x['simulated']) if key in c else '-'} | "
+                  f"only {side} | - |")
+            continue
         x, y = b[key], c[key]
         se = math.hypot(x.get("se") or 0.0, y.get("se") or 0.0)
         d = y["simulated"] - x["simulated"]
@@ -90,11 +105,32 @@ def main():
         print(f"| {key[0]} | {key[1]} | {fmt(x['published'])} | {band(x)} | {fmt(x['simulated'])} | "
               f"{fmt(y['simulated'])} | {yes(x['agrees'])} -> {yes(y['agrees'])} | "
               f"{moved} |")
-    agree_b = sum(v["agrees"] for v in b.values())
+    agree_b = sum(v["agrees"] for v in b.values())  # each side over its own effects
     agree_c = sum(v["agrees"] for v in c.values())
     print()
     print(f"{agree_b} of {len(b)} effects agree {a.label_before}, {agree_c} of {len(c)} {a.label_after}; "
           f"{n_moved} moved (by more than twice the combined standard error, or in verdict).")
+    if a.doc is None:
+        sys.stdout.write("\n".join(rows) + "\n")
+        return 0
+    try:
+        with open(a.doc) as f:
+            lines = f.read().split("\n")
+    except OSError as e:
+        die(f"{a.doc}: {e}")
+    begin = [i for i, l in enumerate(lines) if l.startswith(f"<!-- BEGIN {a.marker}")]
+    end = [i for i, l in enumerate(lines) if l == f"<!-- END {a.marker} -->"]
+    if len(begin) != 1 or len(end) != 1 or end[0] < begin[0]:
+        die(f"{a.doc}: needs one '<!-- BEGIN {a.marker} ...' line and one '<!-- END {a.marker} -->' after it")
+    new = lines[: begin[0] + 1] + rows + lines[end[0]:]
+    if new == lines:
+        return 0
+    if a.check:
+        sys.stdout.writelines(l + "\n" for l in difflib.unified_diff(lines, new, a.doc, "generated", n=1))
+        sys.stdout.write(f"STALE: {a.doc}'s {a.marker} table; rerun scripts/results-diff.py\n")
+        return 1
+    with open(a.doc, "w") as f:
+        f.write("\n".join(new))
     return 0
 
 
