@@ -249,6 +249,19 @@ void non_first_writer_sets_handoff(R& r, std::atomic<int>& seq, Holder& w0, int 
   EXPECT_EQ(counter(LockEvent::rwsem_wlock_handoff), 1u);
 }
 
+// Either era ends the same way: W0 releases, W1 (first in the queue) takes the lock, then
+// W2; the count word is empty afterwards.
+void release_in_queue_order(R& r, Holder& w0, Holder& w1, Holder& w2) {
+  w0.finish();
+  ASSERT_TRUE(eventually([&] { return w1.acquired.load(); }));
+  w1.finish();
+  ASSERT_TRUE(eventually([&] { return w2.acquired.load(); }));
+  w2.finish();
+  EXPECT_EQ(w1.order.load(), 1);
+  EXPECT_EQ(w2.order.load(), 2);
+  EXPECT_EQ(r.count_word(), 0u);
+}
+
 TEST_F(RwSemTest, BeforeV519TheWriterThatSetsHandoffOwnsIt) {
   // Before 6eebd5fb2083 the setter marks itself (handoff_set) and, so marked, spins on the
   // running owner instead of sleeping, although it is not next.
@@ -264,14 +277,7 @@ TEST_F(RwSemTest, BeforeV519TheWriterThatSetsHandoffOwnsIt) {
       eventually([&] { return OsqHookEnv::hooks().preempted_calls.load() > calls + 10'000; }));
   EXPECT_FALSE(sleeping(kW2));
 
-  w0.finish();  // W1, first, takes the lock; W2 after it
-  ASSERT_TRUE(eventually([&] { return w1.acquired.load(); }));
-  w1.finish();
-  ASSERT_TRUE(eventually([&] { return w2.acquired.load(); }));
-  w2.finish();
-  EXPECT_EQ(w1.order.load(), 1);
-  EXPECT_EQ(w2.order.load(), 2);
-  EXPECT_EQ(r.count_word(), 0u);
+  release_in_queue_order(r, w0, w1, w2);
 }
 
 TEST_F(RwSemTest, SinceV519HandoffBelongsToTheFirstWaiter) {
@@ -287,14 +293,7 @@ TEST_F(RwSemTest, SinceV519HandoffBelongsToTheFirstWaiter) {
   ASSERT_TRUE(
       eventually([&] { return counter(LockEvent::rwsem_sleep_writer) >= 1 && sleeping(kW2); }));
 
-  w0.finish();
-  ASSERT_TRUE(eventually([&] { return w1.acquired.load(); }));
-  w1.finish();
-  ASSERT_TRUE(eventually([&] { return w2.acquired.load(); }));
-  w2.finish();
-  EXPECT_EQ(w1.order.load(), 1);
-  EXPECT_EQ(w2.order.load(), 2);
-  EXPECT_EQ(r.count_word(), 0u);
+  release_in_queue_order(r, w0, w1, w2);
 }
 
 TEST_F(RwSemTest, ReadersDoNotStealFromAQueuedWriterWhileReaderOwned) {
