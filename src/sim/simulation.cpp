@@ -56,7 +56,7 @@ void Simulation::schedule_resume(Vcpu& v, Time at) {
   if (at > end_)
     resumes_.erase(slot);
   else
-    resumes_.set(slot, at, queue_.take_seq());
+    resumes_.set(slot, at, queue_.take_seq(), now_);
 }
 
 void Simulation::cancel_resume(Vcpu& v) {
@@ -76,7 +76,7 @@ void Simulation::arm_vcpu_timer(Vcpu& v, std::uint32_t which, Time at, std::uint
     return;
   }
   timer_slots_[slot] = TimerSlot{gen, arg};
-  resumes_.set(slot, at, seq);
+  resumes_.set(slot, at, seq, now_);
 }
 
 void Simulation::cancel_vcpu_timer(Vcpu& v, std::uint32_t which) {

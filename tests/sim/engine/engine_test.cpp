@@ -53,20 +53,34 @@ TEST(EventQueue, PopsInTimeThenSequenceOrderUnderRandomPushesAndPops) {
 TEST(ResumeQueue, MovesEntriesInsteadOfDuplicating) {
   ResumeQueue q;
   q.resize(4);
-  q.set(0, 100, 1);
-  q.set(1, 50, 2);
-  q.set(2, 70, 3);
-  q.set(0, 10, 4);   // moved earlier
-  q.set(1, 200, 5);  // moved later
+  q.set(0, 100, 1, 0);
+  q.set(1, 50, 2, 0);
+  q.set(2, 70, 3, 0);
+  q.set(0, 10, 4, 0);   // moved earlier
+  q.set(1, 200, 5, 0);  // moved later
   q.erase(2);
   EXPECT_EQ(q.pop(), 0u);
   EXPECT_EQ(q.pop(), 1u);
+  EXPECT_TRUE(q.empty());
+  // Due now: in arrival order, after an older entry due now, moved and erased like the rest.
+  q.set(3, 300, 6, 200);
+  q.set(0, 200, 7, 200);
+  q.set(1, 200, 8, 200);
+  q.set(2, 200, 9, 200);
+  q.set(0, 300, 10, 200);  // out of the FIFO, into the heap
+  q.erase(1);
+  q.set(1, 200, 11, 200);  // back in, behind 2
+  EXPECT_EQ(q.pop(), 2u);
+  EXPECT_EQ(q.pop(), 1u);
+  EXPECT_EQ(q.pop(), 3u);
+  EXPECT_EQ(q.pop(), 0u);
   EXPECT_TRUE(q.empty());
 }
 
 TEST(ResumeQueue, AgreesWithAnOrderedSetUnderRandomSetsErasesAndPops) {
   // Reference: the pending (time, seq, vCPU) triples in a std::set. Times collide often
-  // (0..63) so that ties are broken by the sequence number, as the simulator relies on.
+  // so that ties are broken by the sequence number, as the simulator relies on; the current
+  // time is the last popped entry's, and a third of the sets are due at it (the FIFO).
   constexpr std::uint32_t kVcpus = 37;
   ResumeQueue q;
   q.resize(kVcpus);
@@ -74,15 +88,17 @@ TEST(ResumeQueue, AgreesWithAnOrderedSetUnderRandomSetsErasesAndPops) {
   std::vector<std::optional<std::pair<Time, std::uint64_t>>> key(kVcpus);
   Rng rng(12345);
   std::uint64_t seq = 0;
+  Time now = 0;
+  int from_fifo = 0;
   for (int step = 0; step < 200000; ++step) {
     const auto v = static_cast<std::uint32_t>(rng.next() % kVcpus);
     const std::uint64_t op = rng.next() % 8;
     if (op < 5) {  // set or move
       if (key[v]) ref.erase({key[v]->first, key[v]->second, v});
-      const Time t = static_cast<Time>(rng.next() % 64);
+      const Time t = rng.next() % 3 == 0 ? now : now + static_cast<Time>(rng.next() % 64);
       key[v] = {t, ++seq};
       ref.insert({t, seq, v});
-      q.set(v, t, seq);
+      q.set(v, t, seq, now);
     } else if (op < 7) {  // erase (present or not)
       if (key[v]) ref.erase({key[v]->first, key[v]->second, v});
       key[v].reset();
@@ -94,12 +110,15 @@ TEST(ResumeQueue, AgreesWithAnOrderedSetUnderRandomSetsErasesAndPops) {
       ASSERT_EQ(q.pop(), w) << "step " << step;
       ref.erase(ref.begin());
       key[w].reset();
+      if (t == now) ++from_fifo;
+      now = t;  // the earliest entry: never before now
     }
     ASSERT_EQ(q.empty(), ref.empty());
     if (!ref.empty()) {
       ASSERT_EQ(q.top(), std::get<2>(*ref.begin())) << "step " << step;
     }
   }
+  EXPECT_GT(from_fifo, 10000);  // entries due now: the FIFO, its erases and compaction
 }
 
 TEST(Rng, DerivedStreamsAreReproducibleAndDistinct) {
