@@ -9,9 +9,16 @@ second -- per wall second and per CPU second of the whole process (user + sys, f
 which also gives the peak RSS). With --vs B the two binaries run in turn (A B A B ...), so a
 drifting machine slows both alike, and the ratio column is B's time over A's, pair by pair
 (> 1: A is faster); the script also says whether both produced the same results outside
-"perf". `--reproduce` adds `pvlock reproduce --quick` as one more row.
+"perf". `--reproduce` adds `pvlock reproduce --quick` as one more row. With --vs-root DIR, B
+runs in DIR (an older checkout) on that tree's own scenario files -- the way to compare
+against a simulator whose scenario keys or model have since changed (the runs then do not
+simulate exactly the same thing, so `same` is "n/a").
 
-Usage: bench/sim_scenarios.py --pvlock build/pvlock [--vs OTHER] [--runs 3] [--only NAME]
+--json-out FILE writes the rows with the two binaries' labels (--label-a, --label-b: e.g.
+their commits) for scripts/bench-table.py, which puts them in docs/performance.md.
+
+Usage: bench/sim_scenarios.py --pvlock build/pvlock [--vs OTHER [--vs-root DIR]] [--runs 3]
+       [--only NAME] [--reproduce] [--json] [--json-out FILE --label-a X --label-b Y]
 """
 
 import argparse
@@ -42,10 +49,10 @@ SCENARIOS = [
 ]
 
 
-def run_once(cmd):
-    """Runs cmd; returns (stdout, wall s, user+sys s, peak RSS MiB)."""
+def run_once(cmd, cwd):
+    """Runs cmd in cwd; returns (stdout, wall s, user+sys s, peak RSS MiB)."""
     t0 = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd)
     out = proc.stdout.read()
     err = proc.stderr.read()
     _, status, ru = os.wait4(proc.pid, 0)
@@ -68,11 +75,11 @@ def results_of(doc):
     return doc
 
 
-def measure(binary, name, path, sets):
+def measure(binary, name, path, sets, cwd=ROOT):
     if path is None:  # reproduce --quick
-        out, wall, cpu, rss = run_once([binary, "reproduce", "--quick", "--json"])
+        out, wall, cpu, rss = run_once([binary, "reproduce", "--quick", "--json"], cwd)
         return {"wall": wall, "cpu": cpu, "rss": rss, "results": results_of(json.loads(out))}
-    out, wall, cpu, rss = run_once(scenario_cmd(binary, path, sets))
+    out, wall, cpu, rss = run_once(scenario_cmd(binary, path, sets), cwd)
     doc = json.loads(out)
     sim_s = doc["simulated_ns"] * 1e-9
     vcpus = sum(vm["vcpus"] for vm in doc["vms"])
@@ -89,13 +96,22 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pvlock", required=True, help="binary A")
     ap.add_argument("--vs", help="binary B, run in turn with A")
+    ap.add_argument("--vs-root", help="B runs in this tree, on its own scenario files")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--only", action="append", help="scenario names containing this (repeatable)")
     ap.add_argument("--reproduce", action="store_true", help="add `reproduce --quick`")
     ap.add_argument("--json", action="store_true", help="print the rows as JSON")
+    ap.add_argument("--json-out", help="write the rows and labels to this file")
+    ap.add_argument("--label-a", default="A", help="what binary A is (for --json-out)")
+    ap.add_argument("--label-b", default="B", help="what binary B is (for --json-out)")
     a = ap.parse_args()
     if a.runs < 1:
         sys.exit("--runs: at least 1")
+    if a.vs_root and not a.vs:
+        sys.exit("--vs-root: needs --vs")
+    if a.vs_root and not os.path.isdir(a.vs_root):
+        sys.exit(f"--vs-root: {a.vs_root}: not a directory")
+    b_root = os.path.abspath(a.vs_root) if a.vs_root else ROOT
     todo = [s for s in SCENARIOS if not a.only or any(o in s[0] for o in a.only)]
     if a.reproduce:
         todo.append(("reproduce --quick", None, []))
@@ -110,7 +126,7 @@ def main():
         for _ in range(a.runs):
             ra.append(measure(a.pvlock, name, path, sets))
             if a.vs:
-                rb.append(measure(a.vs, name, path, sets))
+                rb.append(measure(a.vs, name, path, sets, b_root))
         row = {"scenario": name, "wall_s": med(ra, "wall"), "cpu_s": med(ra, "cpu"),
                "peak_rss_mib": med(ra, "rss")}
         line = f"{name:<20} {row['wall_s']:>7.2f} {row['cpu_s']:>7.2f}"
@@ -135,14 +151,22 @@ def main():
             row["b_peak_rss_mib"] = med(rb, "rss")
             row["ratio_wall"] = statistics.median(y["wall"] / x["wall"] for x, y in zip(ra, rb))
             row["ratio_cpu"] = statistics.median(y["cpu"] / x["cpu"] for x, y in zip(ra, rb))
-            row["same_results"] = all(x["results"] == y["results"] for x, y in zip(ra, rb))
+            same = None if a.vs_root else all(x["results"] == y["results"] for x, y in zip(ra, rb))
+            row["same_results"] = same
             line += (f" {row['b_wall_s']:>7.2f} {row['b_cpu_s']:>7.2f} {row['ratio_wall']:>8.2f}"
-                     f" {row['ratio_cpu']:>8.2f} {'yes' if row['same_results'] else 'NO'}")
+                     f" {row['ratio_cpu']:>8.2f}"
+                     f" {'n/a' if same is None else 'yes' if same else 'NO'}")
         print(line, flush=True)
         rows.append(row)
     if a.json:
         print(json.dumps(rows, indent=1))
-    if a.vs and not all(r["same_results"] for r in rows):
+    if a.json_out:
+        doc = {"runs": a.runs, "a": a.label_a, "b": a.label_b if a.vs else None,
+               "b_own_tree": bool(a.vs_root), "rows": rows}
+        with open(a.json_out, "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+    if a.vs and not a.vs_root and not all(r["same_results"] for r in rows):
         sys.exit(1)
 
 
