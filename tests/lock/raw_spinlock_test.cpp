@@ -66,13 +66,29 @@ TEST_P(RawSpinlockTest, HoldsTheKindThePoliciesNameAtConstruction) {
   EXPECT_EQ(explicit_kind.kind(), GetParam());
 }
 
-// Unresolved (auto, the default), a kernel's spinlock is bare metal's: the native qspinlock.
-TEST(RawSpinlockDefault, AutoIsTheNativeQspinlock) {
+// Unresolved (auto, the default), a kernel's spinlock is its world's boot choice. Native
+// threads are preemptible CPUs that can halt and be kicked, a PV_UNHALT guest: the PV
+// qspinlock, so that a mutex's wait_lock does not hand itself to a descheduled thread.
+TEST(RawSpinlockDefault, AutoIsThePvQspinlockOnNativeThreads) {
   EXPECT_EQ(LockPolicies{}.raw_spinlock, RawSpinlockKind::automatic);
-  EXPECT_EQ(RawSpinlock<NativeEnv>(RawSpinlockKind::automatic).kind(), RawSpinlockKind::qspinlock);
+  EXPECT_EQ(RawSpinlock<NativeEnv>(RawSpinlockKind::automatic).kind(),
+            RawSpinlockKind::pvqspinlock);
   PolicyScope p(RawSpinlockKind::automatic);
   Mutex<NativeEnv> m;
-  EXPECT_EQ(m.wait_lock().kind(), RawSpinlockKind::qspinlock);
+  EXPECT_EQ(m.wait_lock().kind(), RawSpinlockKind::pvqspinlock);
+  RwSem<NativeEnv> s;
+  EXPECT_EQ(s.wait_lock().kind(), RawSpinlockKind::pvqspinlock);
+}
+
+// A world without a boot choice of its own is bare metal: the native qspinlock.
+struct MetalEnv : NativeEnv {
+  static RawSpinlockKind boot_raw_spinlock() = delete;
+};
+
+TEST(RawSpinlockDefault, AutoIsTheNativeQspinlockWithoutABootChoice) {
+  static_assert(Environment<MetalEnv>);
+  EXPECT_EQ(env_boot_raw_spinlock<MetalEnv>(), RawSpinlockKind::qspinlock);
+  EXPECT_EQ(RawSpinlock<MetalEnv>(RawSpinlockKind::automatic).kind(), RawSpinlockKind::qspinlock);
 }
 
 TEST_P(RawSpinlockTest, TryLockFailsWhileHeld) {

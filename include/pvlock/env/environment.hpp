@@ -30,6 +30,10 @@
 // Optional (an Env without them runs with interrupts always enabled):
 //   Env::irq_disable(), irq_enable(), irqs_disabled()   local_irq_disable/enable(),
 //                            irqs_disabled(); reached through env_irq_*() below.
+// Optional (without it, bare metal's native qspinlock):
+//   Env::boot_raw_spinlock() the spinlock this world's kernel boots as raw_spinlock_t when
+//                            nothing chose one (native_pv_lock_init / kvm_spinlock_init);
+//                            reached through env_boot_raw_spinlock() below.
 #pragma once
 
 #include <atomic>  // std::memory_order in AtomicOf
@@ -164,6 +168,18 @@ concept Environment = requires(int cpu, LockEvent ev, std::uint64_t n, SpinBudge
 template <class SubAtomic, class WordAtomic>
 SubAtomic& subword_view(WordAtomic& word, std::size_t byte_offset) {
   return *reinterpret_cast<SubAtomic*>(reinterpret_cast<unsigned char*>(&word) + byte_offset);
+}
+
+// What RawSpinlockKind::automatic is in this world: Env::boot_raw_spinlock() if it has one,
+// else bare metal's native qspinlock.
+template <class E>
+constexpr RawSpinlockKind env_boot_raw_spinlock() {
+  if constexpr (requires {
+                  { E::boot_raw_spinlock() } -> std::same_as<RawSpinlockKind>;
+                })
+    return E::boot_raw_spinlock();
+  else
+    return RawSpinlockKind::qspinlock;
 }
 
 // local_irq_disable() and friends, for an Env that models interrupts. The simulator does:

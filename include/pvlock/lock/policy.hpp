@@ -105,7 +105,9 @@ struct HandoffPolicy {
 // the rwsem. A kernel picks it once at boot (native_pv_lock_init / kvm_spinlock_init): the
 // native qspinlock, the PV one when the host can unhalt, test-and-set under virt_spin_lock.
 // `automatic` is that choice: the simulator's runner resolves it per guest (harness/run.cpp);
-// a RawSpinlock built with it unresolved is on bare metal, the native qspinlock. ticket and
+// a RawSpinlock built with it unresolved takes its world's boot choice
+// (env_boot_raw_spinlock: the PV qspinlock on native threads, bare metal's native qspinlock
+// in a world without one). ticket and
 // mcs stand for kernels configured with those spinlocks. The PV and virt_spin_lock knobs
 // apply to the wait_lock as to every other spinlock of the kernel. `external` is a spinlock
 // this library does not hold itself -- the kernel's own qspinlock.c run through the shim --

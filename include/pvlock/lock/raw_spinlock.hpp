@@ -6,7 +6,8 @@
 // native qspinlock under virt_spin_lock (test-and-set), bare metal the native qspinlock.
 //
 // The kind is fixed at construction from Env::policies().raw_spinlock (the kernel's choice
-// at boot, native_pv_lock_init / kvm_spinlock_init; unresolved, bare metal's native
+// at boot, native_pv_lock_init / kvm_spinlock_init; unresolved, the world's own boot choice,
+// env_boot_raw_spinlock(): the PV qspinlock on native threads, else bare metal's native
 // qspinlock) and the lock is held in place, in a
 // union tagged by that kind: lock() and unlock() are one switch, no virtual call and no
 // allocation. The held lock's own spin sites and counters are the ones the profile and the
@@ -88,7 +89,7 @@ class RawSpinlock {
   // here and on every call: the kernel that built the lock is the one that runs it, and the
   // lock's layout stays that of the held kinds (no pointer of its own).
   explicit RawSpinlock(RawSpinlockKind kind)
-      : kind_(kind == RawSpinlockKind::automatic ? RawSpinlockKind::qspinlock : kind) {
+      : kind_(kind == RawSpinlockKind::automatic ? env_boot_raw_spinlock<Env>() : kind) {
     if (kind_ == RawSpinlockKind::external) {
       // An unresolved name is an error the tool reports where it builds the world; here it
       // would mean running no lock at all.
