@@ -15,22 +15,13 @@ unreadable input. Python 3 standard library only.
 """
 
 import argparse
-import difflib
-import json
 import sys
 
-
-def die(msg):
-    print(msg, file=sys.stderr)
-    sys.exit(2)
+from doc_block import die, load_json, read_lines, replace_block, write_or_check
 
 
 def load(path):
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        die(f"{path}: cannot read a bench/sim_scenarios.py --json-out file: {e}")
+    doc = load_json(path, "a bench/sim_scenarios.py --json-out file")
     if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list):
         die(f"{path}: not a bench/sim_scenarios.py --json-out file (no 'rows' list)")
     for i, r in enumerate(doc["rows"]):
@@ -96,27 +87,11 @@ def main():
     text = "\n".join((brief if a.brief else table)(load(p)) for p in a.runs)
     if a.doc is None:
         sys.stdout.write(text)
-        return
-    try:
-        with open(a.doc) as f:
-            lines = f.read().split("\n")
-    except OSError as e:
-        die(f"{a.doc}: {e}")
-    begin = [i for i, l in enumerate(lines) if l.startswith(f"<!-- BEGIN {a.marker}")]
-    end = [i for i, l in enumerate(lines) if l == f"<!-- END {a.marker} -->"]
-    if len(begin) != 1 or len(end) != 1 or end[0] < begin[0]:
-        die(f"{a.doc}: needs one '<!-- BEGIN {a.marker} ...' line and one "
-            f"'<!-- END {a.marker} -->' after it")
-    new = lines[:begin[0] + 1] + text.rstrip("\n").split("\n") + lines[end[0]:]
-    if a.check:
-        if new != lines:
-            sys.stdout.writelines(difflib.unified_diff(
-                [l + "\n" for l in lines], [l + "\n" for l in new], a.doc, a.doc + " (regenerated)"))
-            sys.exit(1)
-        return
-    with open(a.doc, "w") as f:
-        f.write("\n".join(new))
+        return 0
+    lines = read_lines(a.doc)
+    new = replace_block(lines, a.marker, text.rstrip("\n").split("\n"), a.doc)
+    return write_or_check(a.doc, lines, new, a.check, "scripts/bench-table.py")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

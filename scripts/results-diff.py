@@ -16,23 +16,14 @@ Python 3 standard library only.
 """
 
 import argparse
-import difflib
-import json
 import math
 import sys
 
-
-def die(msg):
-    print(msg, file=sys.stderr)
-    sys.exit(2)
+from doc_block import die, load_json, read_lines, replace_block, write_or_check
 
 
 def load(path):
-    try:
-        with open(path) as f:
-            j = json.load(f)
-    except (OSError, ValueError) as e:
-        die(f"{path}: cannot read a reproduce --json result: {e}")
+    j = load_json(path, "a reproduce --json result")
     if not isinstance(j, dict) or "experiments" not in j:
         die(f"{path}: not a reproduce --json result (no 'experiments' key)")
     out = {}
@@ -113,25 +104,9 @@ def main():
     if a.doc is None:
         sys.stdout.write("\n".join(rows) + "\n")
         return 0
-    try:
-        with open(a.doc) as f:
-            lines = f.read().split("\n")
-    except OSError as e:
-        die(f"{a.doc}: {e}")
-    begin = [i for i, l in enumerate(lines) if l.startswith(f"<!-- BEGIN {a.marker}")]
-    end = [i for i, l in enumerate(lines) if l == f"<!-- END {a.marker} -->"]
-    if len(begin) != 1 or len(end) != 1 or end[0] < begin[0]:
-        die(f"{a.doc}: needs one '<!-- BEGIN {a.marker} ...' line and one '<!-- END {a.marker} -->' after it")
-    new = lines[: begin[0] + 1] + rows + lines[end[0]:]
-    if new == lines:
-        return 0
-    if a.check:
-        sys.stdout.writelines(l + "\n" for l in difflib.unified_diff(lines, new, a.doc, "generated", n=1))
-        sys.stdout.write(f"STALE: {a.doc}'s {a.marker} table; rerun scripts/results-diff.py\n")
-        return 1
-    with open(a.doc, "w") as f:
-        f.write("\n".join(new))
-    return 0
+    lines = read_lines(a.doc)
+    new = replace_block(lines, a.marker, rows, a.doc)
+    return write_or_check(a.doc, lines, new, a.check, f"scripts/results-diff.py ({a.marker})")
 
 
 if __name__ == "__main__":

@@ -15,19 +15,14 @@ Python 3 standard library only.
 """
 
 import argparse
-import difflib
-import json
 import os
 import sys
+
+from doc_block import die, load_json, read_lines, replace_block, write_or_check
 
 DOC = os.path.join("docs", "sensitivity.md")
 DATA = os.path.join("docs", "sensitivity")
 LEADING = 5
-
-
-def die(msg):
-    print(msg, file=sys.stderr)
-    sys.exit(2)
 
 
 def g(x):
@@ -35,11 +30,7 @@ def g(x):
 
 
 def load(path):
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        die(f"{path}: cannot read a `pvlock sensitivity --json` result: {e}")
+    doc = load_json(path, "a `pvlock sensitivity --json` result")
     for key in ("experiment", "method", "rows", "seeds", "runs", "constants", "effects"):
         if key not in doc:
             die(f"{path}: not a `pvlock sensitivity --json` result (no '{key}')")
@@ -80,35 +71,17 @@ def main():
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
     doc_path = os.path.join(a.root, DOC)
-    try:
-        with open(doc_path) as f:
-            lines = f.read().split("\n")
-    except OSError as e:
-        die(f"{doc_path}: {e}")
+    lines = read_lines(doc_path)
     new = list(lines)
     data = os.path.join(a.root, DATA)
     names = sorted(n for n in os.listdir(data) if n.endswith(".json"))
     if not names:
         die(f"{data}: no screening results (*.json)")
     for name in names:
-        exp = name[:-len(".json")]
-        marker = f"sensitivity-{exp}"
-        begin = [i for i, l in enumerate(new) if l.startswith(f"<!-- BEGIN {marker} ")]
-        end = [i for i, l in enumerate(new) if l == f"<!-- END {marker} -->"]
-        if len(begin) != 1 or len(end) != 1 or end[0] < begin[0]:
-            die(f"{doc_path}: needs one '<!-- BEGIN {marker} ...' line and one "
-                f"'<!-- END {marker} -->' after it (for {os.path.join(DATA, name)})")
-        new = new[:begin[0] + 1] + tables(load(os.path.join(data, name))) + new[end[0]:]
-    if a.check:
-        if new != lines:
-            sys.stdout.writelines(difflib.unified_diff(
-                [l + "\n" for l in lines], [l + "\n" for l in new], doc_path,
-                doc_path + " (regenerated)"))
-            sys.exit(1)
-        return
-    with open(doc_path, "w") as f:
-        f.write("\n".join(new))
+        new = replace_block(new, f"sensitivity-{name[:-len('.json')]}",
+                            tables(load(os.path.join(data, name))), doc_path)
+    return write_or_check(doc_path, lines, new, a.check, "scripts/sensitivity-tables.py")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
