@@ -9,7 +9,8 @@ second -- per wall second and per CPU second of the whole process (user + sys, f
 which also gives the peak RSS). With --vs B the two binaries run in turn (A B A B ...), so a
 drifting machine slows both alike, and the ratio column is B's time over A's, pair by pair
 (> 1: A is faster); the script also says whether both produced the same results outside
-"perf". `--reproduce` adds `pvlock reproduce --quick` as one more row. With --vs-root DIR, B
+"perf". `--reproduce` adds `pvlock reproduce --quick` as one more row, `--reproduce-full` the
+full `pvlock reproduce` (minutes a run, so it runs --full-runs times, default once). With --vs-root DIR, B
 runs in DIR (an older checkout) on that tree's own scenario files -- the way to compare
 against a simulator whose scenario keys or model have since changed (the runs then do not
 simulate exactly the same thing, so `same` is "n/a").
@@ -18,7 +19,8 @@ simulate exactly the same thing, so `same` is "n/a").
 their commits) for scripts/bench-table.py, which puts them in docs/performance.md.
 
 Usage: bench/sim_scenarios.py --pvlock build/pvlock [--vs OTHER [--vs-root DIR]] [--runs 3]
-       [--only NAME] [--reproduce] [--json] [--json-out FILE --label-a X --label-b Y]
+       [--only NAME] [--reproduce] [--reproduce-full [--full-runs N]] [--json]
+       [--json-out FILE --label-a X --label-b Y]
 """
 
 import argparse
@@ -75,9 +77,14 @@ def results_of(doc):
     return doc
 
 
+# The whole-program rows: what `reproduce` runs, without a scenario file.
+REPRODUCE = {"reproduce --quick": ["reproduce", "--quick", "--json"],
+             "reproduce (full)": ["reproduce", "--json"]}
+
+
 def measure(binary, name, path, sets, cwd=ROOT):
-    if path is None:  # reproduce --quick
-        out, wall, cpu, rss = run_once([binary, "reproduce", "--quick", "--json"], cwd)
+    if path is None:
+        out, wall, cpu, rss = run_once([binary] + REPRODUCE[name], cwd)
         return {"wall": wall, "cpu": cpu, "rss": rss, "results": results_of(json.loads(out))}
     out, wall, cpu, rss = run_once(scenario_cmd(binary, path, sets), cwd)
     doc = json.loads(out)
@@ -100,6 +107,10 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--only", action="append", help="scenario names containing this (repeatable)")
     ap.add_argument("--reproduce", action="store_true", help="add `reproduce --quick`")
+    ap.add_argument("--reproduce-full", action="store_true",
+                    help="add the full `reproduce` (minutes per run: see --full-runs)")
+    ap.add_argument("--full-runs", type=int, default=1,
+                    help="runs of the full `reproduce` row (default 1)")
     ap.add_argument("--json", action="store_true", help="print the rows as JSON")
     ap.add_argument("--json-out", help="write the rows and labels to this file")
     ap.add_argument("--label-a", default="A", help="what binary A is (for --json-out)")
@@ -107,6 +118,8 @@ def main():
     a = ap.parse_args()
     if a.runs < 1:
         sys.exit("--runs: at least 1")
+    if a.full_runs < 1:
+        sys.exit("--full-runs: at least 1")
     if a.vs_root and not a.vs:
         sys.exit("--vs-root: needs --vs")
     if a.vs_root and not os.path.isdir(a.vs_root):
@@ -115,6 +128,8 @@ def main():
     todo = [s for s in SCENARIOS if not a.only or any(o in s[0] for o in a.only)]
     if a.reproduce:
         todo.append(("reproduce --quick", None, []))
+    if a.reproduce_full:
+        todo.append(("reproduce (full)", None, []))
     rows = []
     hdr = (f"{'scenario':<20} {'wall s':>7} {'CPU s':>7} {'Mev/s':>7} {'sim-s/s':>8} "
            f"{'vCPU-s/s':>9} {'MiB':>6}")
@@ -123,12 +138,13 @@ def main():
     print(hdr + "\n  (rates per wall second; CPU figures: user + sys of the process)")
     for name, path, sets in todo:
         ra, rb = [], []
-        for _ in range(a.runs):
+        runs = a.full_runs if name == "reproduce (full)" else a.runs
+        for _ in range(runs):
             ra.append(measure(a.pvlock, name, path, sets))
             if a.vs:
                 rb.append(measure(a.vs, name, path, sets, b_root))
-        row = {"scenario": name, "wall_s": med(ra, "wall"), "cpu_s": med(ra, "cpu"),
-               "peak_rss_mib": med(ra, "rss")}
+        row = {"scenario": name, "runs": runs, "wall_s": med(ra, "wall"),
+               "cpu_s": med(ra, "cpu"), "peak_rss_mib": med(ra, "rss")}
         line = f"{name:<20} {row['wall_s']:>7.2f} {row['cpu_s']:>7.2f}"
         if path is not None:
             ev = ra[0]["events"] if ra[0]["all_events"] else None

@@ -38,8 +38,13 @@ def num(x, digits):
 def table(doc):
     has_b = doc.get("b") is not None
     out = [f"A = {doc['a']}" + (f", B = {doc['b']}" if has_b else "") +
-           f"; medians of {doc['runs']} runs" +
+           (f"; medians of {doc['runs']} runs" if doc['runs'] > 1 else "; one run each") +
            (" (B on its own tree's scenario files)" if doc.get("b_own_tree") else "") + ":", ""]
+    # A row measured fewer (or more) times than the rest says so in its name.
+    def name(r):
+        n = r.get("runs", doc["runs"])
+        return r["scenario"] if n == doc["runs"] else f"{r['scenario']} ({n} run{'s' if n > 1 else ''})"
+
     head = ["scenario", "CPU s", "Mevents/CPU-s", "sim-s/CPU-s", "vCPU-s/CPU-s", "peak MiB"]
     if has_b:
         head += ["B CPU s", "B/A CPU", "B/A wall", "same"]
@@ -50,7 +55,7 @@ def table(doc):
     out.append("| " + " | ".join(sep) + " |")
     for r in doc["rows"]:
         ev = r.get("events_per_cpu_s")
-        cells = [r["scenario"], num(r["cpu_s"], 2), num(ev / 1e6 if ev else None, 2),
+        cells = [name(r), num(r["cpu_s"], 2), num(ev / 1e6 if ev else None, 2),
                  num(r.get("sim_s_per_cpu_s"), 3), num(r.get("vcpu_s_per_cpu_s"), 1),
                  num(r["peak_rss_mib"], 0)]
         if has_b:
