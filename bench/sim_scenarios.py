@@ -9,11 +9,11 @@ second -- per wall second and per CPU second of the whole process (user + sys, f
 which also gives the peak RSS). With --vs B the two binaries run in turn (A B A B ...), so a
 drifting machine slows both alike, and the ratio column is B's time over A's, pair by pair
 (> 1: A is faster); the script also says whether both produced the same results outside
-"perf". `--reproduce` adds `pvlock reproduce --quick` as one more row, `--reproduce-full` the
-full `pvlock reproduce` (minutes a run, so it runs --full-runs times, default once). With --vs-root DIR, B
-runs in DIR (an older checkout) on that tree's own scenario files -- the way to compare
-against a simulator whose scenario keys or model have since changed (the runs then do not
-simulate exactly the same thing, so `same` is "n/a").
+"perf". `--reproduce` adds `pvlock reproduce --quick` as one more row, `--reproduce-full`
+the full `pvlock reproduce` (minutes a run, so it runs --full-runs times, default once).
+With --vs-root DIR, B runs in DIR (an older checkout) on that tree's own scenario files --
+the way to compare against a simulator whose scenario keys or model have since changed (the
+runs then do not simulate exactly the same thing, so `same` is "n/a").
 
 --json-out FILE writes the rows with the two binaries' labels (--label-a, --label-b: e.g.
 their commits) for scripts/bench-table.py, which puts them in docs/performance.md.
@@ -78,8 +78,8 @@ def results_of(doc):
 
 
 # The whole-program rows: what `reproduce` runs, without a scenario file.
-REPRODUCE = {"reproduce --quick": ["reproduce", "--quick", "--json"],
-             "reproduce (full)": ["reproduce", "--json"]}
+QUICK, FULL = "reproduce --quick", "reproduce (full)"
+REPRODUCE = {QUICK: ["reproduce", "--quick", "--json"], FULL: ["reproduce", "--json"]}
 
 
 def measure(binary, name, path, sets, cwd=ROOT):
@@ -117,28 +117,28 @@ def main():
     ap.add_argument("--label-b", default="B", help="what binary B is (for --json-out)")
     a = ap.parse_args()
     if a.runs < 1:
-        sys.exit("--runs: at least 1")
+        ap.error("--runs: at least 1")
     if a.full_runs < 1:
-        sys.exit("--full-runs: at least 1")
+        ap.error("--full-runs: at least 1")
     if a.vs_root and not a.vs:
-        sys.exit("--vs-root: needs --vs")
+        ap.error("--vs-root: needs --vs")
     if a.vs_root and not os.path.isdir(a.vs_root):
-        sys.exit(f"--vs-root: {a.vs_root}: not a directory")
+        ap.error(f"--vs-root: {a.vs_root}: not a directory")
     b_root = os.path.abspath(a.vs_root) if a.vs_root else ROOT
-    todo = [s for s in SCENARIOS if not a.only or any(o in s[0] for o in a.only)]
+    selected = [s for s in SCENARIOS if not a.only or any(o in s[0] for o in a.only)]
     if a.reproduce:
-        todo.append(("reproduce --quick", None, []))
+        selected.append((QUICK, None, []))
     if a.reproduce_full:
-        todo.append(("reproduce (full)", None, []))
+        selected.append((FULL, None, []))
     rows = []
     hdr = (f"{'scenario':<20} {'wall s':>7} {'CPU s':>7} {'Mev/s':>7} {'sim-s/s':>8} "
            f"{'vCPU-s/s':>9} {'MiB':>6}")
     if a.vs:
         hdr += f" {'B wall':>7} {'B CPU':>7} {'B/A wall':>8} {'B/A CPU':>8} same"
     print(hdr + "\n  (rates per wall second; CPU figures: user + sys of the process)")
-    for name, path, sets in todo:
+    for name, path, sets in selected:
         ra, rb = [], []
-        runs = a.full_runs if name == "reproduce (full)" else a.runs
+        runs = a.full_runs if name == FULL else a.runs
         for _ in range(runs):
             ra.append(measure(a.pvlock, name, path, sets))
             if a.vs:
